@@ -1,0 +1,41 @@
+# qbulk: front door. Each target is a thin wrapper over one script.
+# Debian's own tools come first on PATH (checkpatch needs Debian's python3).
+export PATH := /usr/sbin:/usr/bin:/sbin:/bin:$(PATH)
+
+FLAVOUR ?= debug
+SOURCE ?= qbulk
+T ?=
+
+.PHONY: demo check setup tree base-tree export build ksft shell clean
+
+demo: build/setup.stamp
+	bash scripts/demo.sh
+
+check: build/setup.stamp
+	bash scripts/check.sh $(if $(T),-t $(T))
+
+setup: build/setup.stamp
+build/setup.stamp: scripts/setup.sh
+	bash scripts/setup.sh
+	mkdir -p build && touch $@
+
+tree:
+	bash scripts/tree.sh
+
+base-tree:
+	bash scripts/tree.sh base
+
+export:
+	bash scripts/export.sh
+
+build:
+	bash scripts/build.sh $(FLAVOUR) $(SOURCE)
+
+ksft:
+	bash scripts/ksft.sh
+
+shell:
+	bash scripts/vm.sh -k build/out-$(SOURCE)-$(FLAVOUR)/arch/x86/boot/bzImage -i
+
+clean:
+	rm -rf build/out-* build/check build/vm build/ksft

@@ -1,0 +1,126 @@
+#!/bin/bash
+# The test command behind 'make check'. Host checks first (checkpatch on
+# every patch, the patch queue round trip, shellcheck), then the debug
+# kernel is built and booted: KUnit suites run at boot, the kselftests of
+# tests/kselftests.list run through the kselftest runner, and any kernel
+# splat or kmemleak report fails the run. Ends with 'N passed, N failed'.
+#   check.sh [run_kselftest.sh options, e.g. -t net:veth.sh]
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit
+. scripts/lib.sh
+
+out=$BUILD/check
+passed=0 failed=0 skipped=0
+
+result() { # result pass|fail|skip NAME [DETAIL]
+	case $1 in
+	pass) passed=$((passed + 1)) tag=PASS ;;
+	fail) failed=$((failed + 1)) tag=FAIL ;;
+	skip) skipped=$((skipped + 1)) tag=SKIP ;;
+	esac
+	echo "[$tag] $2${3:+ ($3)}"
+}
+
+finish() {
+	echo "$passed passed, $failed failed, $skipped skipped"
+	[ "$failed" = 0 ]
+	exit
+}
+
+step() { # step NAME COMMAND...: a setup step; failure ends the run
+	echo "== $1"
+	shift
+	if ! "$@"; then
+		result fail "$*"
+		finish
+	fi
+}
+
+rm -rf "$out"
+mkdir -p "$out"
+
+# 1. Host checks.
+step "apply the series" bash scripts/tree.sh
+for p in $(series_patches); do
+	if "$TREE/scripts/checkpatch.pl" --strict --quiet --no-tree \
+		"patches/$p" > "$out/checkpatch-$p.log" 2>&1; then
+		result pass "checkpatch: $p"
+	else
+		result fail "checkpatch: $p" "see $out/checkpatch-$p.log"
+		cat "$out/checkpatch-$p.log"
+	fi
+done
+
+mkdir -p "$out/export"
+export_series "$TREE" "$out/export"
+if diff -r -x series patches "$out/export" > "$out/roundtrip.log" 2>&1; then
+	result pass "patch queue round trip"
+else
+	result fail "patch queue round trip" "apply + export changed patches/"
+	cat "$out/roundtrip.log"
+fi
+
+if shellcheck -x scripts/*.sh tests/*.sh vm/*.sh .ci/run > "$out/shellcheck.log"
+then
+	result pass "shellcheck"
+else
+	result fail "shellcheck" "see $out/shellcheck.log"
+	cat "$out/shellcheck.log"
+fi
+
+# 2. The debug kernel, booted.
+step "build the debug kernel" bash scripts/build.sh debug qbulk
+step "install the kselftests" bash scripts/ksft.sh
+echo "== boot and test"
+bash scripts/vm.sh -o "$out/vm" -- bash tests/guest.sh "$@"
+echo "guest exit code: $?"
+
+# 3. Results. KUnit suites print KTAP in the kernel log at boot.
+/usr/bin/python3 "$TREE/tools/testing/kunit/kunit.py" parse \
+	< "$out/vm/dmesg" > "$out/kunit.log" 2>&1
+sed -n -E 's/^\[[0-9:]+\] \[(PASSED|FAILED|SKIPPED|CRASHED)\] ([^=]+)$/\1 \2/p' \
+	"$out/kunit.log" > "$out/kunit.cases"
+while read -r status name; do
+	case $status in
+	PASSED) result pass "kunit: $name" ;;
+	SKIPPED) result skip "kunit: $name" ;;
+	*) result fail "kunit: $name" ;;
+	esac
+done < "$out/kunit.cases"
+[ -s "$out/kunit.cases" ] || result fail "kunit" "no KTAP in the kernel log"
+
+want=$(grep -c . "$BUILD/ksft/kselftest-list.txt")
+ran=0
+while read -r line; do
+	name=${line#*selftests: }
+	name=${name%% #*}
+	ran=$((ran + 1))
+	case $line in
+	"not ok "*) result fail "kselftest: $name" ;;
+	*"# SKIP"*) result skip "kselftest: $name" ;;
+	*) result pass "kselftest: $name" ;;
+	esac
+done < <(grep -E '^(not )?ok [0-9]+ selftests: ' "$out/vm/ksft.tap" 2>/dev/null)
+[ $# -gt 0 ] || [ "$ran" = "$want" ] ||
+	result fail "kselftest" "$ran of $want tests reported a result"
+
+splat='WARNING:|BUG:|Oops|Kernel panic|KASAN|UBSAN|general protection'
+splat+='|possible (circular|recursive) locking|inconsistent lock state'
+splat+='|suspicious RCU usage|NETDEV WATCHDOG|INFO: task .* blocked'
+splat+='|rcu: .*self-detected stall'
+if grep -E "$splat" "$out/vm/dmesg" "$out/vm/console.log" > "$out/splats" 2>&1
+then
+	result fail "guest log" "kernel splat, see $out/vm/dmesg"
+	head -20 "$out/splats"
+elif [ ! -f "$out/vm/dmesg" ]; then
+	result fail "guest log" "no kernel log saved"
+else
+	result pass "guest log"
+fi
+if [ -s "$out/vm/kmemleak" ]; then
+	result fail "kmemleak" "see $out/vm/kmemleak"
+	head -20 "$out/vm/kmemleak"
+else
+	result pass "kmemleak"
+fi
+finish

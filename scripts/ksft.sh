@@ -1,0 +1,29 @@
+#!/bin/bash
+# Install the kselftests of tests/kselftests.list from the kernel tree into
+# build/ksft, laid out as 'make -C tools/testing/selftests install' does,
+# with the kselftest runner. Only the helpers those tests use are built.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+src=$TREE/tools/testing/selftests
+dst=$BUILD/ksft
+list=tests/kselftests.list
+
+rm -rf "$dst"
+mkdir -p "$dst/kselftest" "$dst/net"
+cp "$src/run_kselftest.sh" "$dst/"
+cp "$src"/kselftest/{runner.sh,prefix.pl,ktap_helpers.sh} "$dst/kselftest/"
+grep -v -E '^[[:space:]]*(#|$)' "$list" > "$dst/kselftest-list.txt"
+
+# net: the collection's support files, its settings and our test list.
+cp "$src"/net/{settings,lib.sh,net_helper.sh,in_netns.sh} "$dst/net/"
+sed -n 's/^net://p' "$dst/kselftest-list.txt" | while read -r test; do
+	cp "$src/net/$test" "$dst/net/"
+done
+for prog in udpgso_bench_rx udpgso_bench_tx cmsg_sender; do
+	gcc -O2 -Wall -o "$dst/net/$prog" "$src/net/$prog.c"
+done
+clang -O2 --target=bpf -idirafter /usr/include/x86_64-linux-gnu \
+	-c "$src/net/xdp_dummy.bpf.c" -o "$dst/net/xdp_dummy.bpf.o"
+echo "ksft: $(wc -l < "$dst/kselftest-list.txt") tests in $dst"

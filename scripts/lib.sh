@@ -1,0 +1,66 @@
+# Shared settings and helpers, sourced by the scripts from the repo root.
+# shellcheck shell=bash disable=SC2034
+
+. base/linux.pin
+
+BUILD=build
+TREE=$BUILD/linux
+BASE_TREE=$BUILD/linux-base
+AUTHOR_NAME="qbulk maintainers"
+AUTHOR_EMAIL="qbulk@example.org"
+
+die() {
+	echo "${0##*/}: $*" >&2
+	exit 1
+}
+
+# The patches of the series in order, cover letter excluded.
+series_patches() {
+	grep -v -E '^[[:space:]]*(#|$)' patches/series | grep -v '^0000-'
+}
+
+# Kernel output directory for a flavour (debug|plain) and source (qbulk|base).
+kernel_out() {
+	echo "$BUILD/out-$2-$1"
+}
+
+# apply_series DIR: reset branch qbulk of the git tree DIR to 'base' and
+# apply patches/ on it. The cover letter's subject and text become the
+# branch description, from which export_series writes it back.
+apply_series() {
+	local dir=$1 p desc
+
+	git -C "$dir" am --abort 2>/dev/null || true
+	git -C "$dir" checkout -q -B qbulk base
+	for p in $(series_patches); do
+		git -C "$dir" am -q --committer-date-is-author-date \
+			"$PWD/patches/$p"
+	done
+	[ -f patches/0000-cover-letter.patch ] || return 0
+	desc=$(awk -v author="$AUTHOR_NAME" '
+		BEGIN { hdr = 1 }
+		hdr && /^Subject: / {
+			sub(/^Subject: \[PATCH[^]]*\] /, ""); subj = $0; folded = 1
+			next
+		}
+		hdr && folded && /^ / { subj = subj $0; next }
+		hdr && /^$/ { hdr = 0; print subj; print ""; next }
+		hdr { folded = 0; next }
+		index($0, author " (") == 1 { exit }
+		{ print }
+	' patches/0000-cover-letter.patch)
+	git -C "$dir" config branch.qbulk.description "$desc"
+}
+
+# export_series DIR OUT: write branch qbulk of DIR as patch files into OUT,
+# with the cover letter as 0000. The output depends only on the commits.
+export_series() {
+	local dir=$1 out=$2 date
+
+	git -C "$dir" format-patch -q -o "$out" --zero-commit --no-signature \
+		--base=base --cover-letter --cover-from-description=subject \
+		base..qbulk
+	# The cover letter is dated now; date it as the newest patch instead.
+	date=$(git -C "$dir" log -1 --format=%aD qbulk)
+	sed -i "3s/^Date: .*/Date: $date/" "$out/0000-cover-letter.patch"
+}

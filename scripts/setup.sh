@@ -1,0 +1,32 @@
+#!/bin/bash
+# Install everything qbulk needs on a Debian 12 machine. Idempotent.
+# QEMU comes from bookworm-backports: bookworm's 7.2 has no igb device.
+# Only the named package is taken from backports; nothing else is upgraded.
+set -euo pipefail
+
+[ "$(id -u)" = 0 ] || { echo "setup: run as root" >&2; exit 1; }
+
+src=/etc/apt/sources.list.d/qbulk-backports.sources
+if [ ! -f "$src" ]; then
+	cat > "$src" <<'EOF'
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: bookworm-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+
+# Kernel source and build tools, the VM, and what the guest tests run.
+apt-get install -y -q --no-install-recommends \
+	linux-source-6.12 xz-utils git make gcc bc bison flex libelf-dev \
+	libssl-dev cpio ccache python3 perl kmod \
+	iproute2 ethtool iputils-ping busybox-static socat procps \
+	trace-cmd jq gawk clang llvm libbpf-dev shellcheck python3-ply python3-git
+bpo=bookworm-backports
+apt-get install -y -q --no-install-recommends \
+	qemu-system-x86/$bpo qemu-system-common/$bpo qemu-system-data/$bpo \
+	seabios/$bpo

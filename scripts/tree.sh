@@ -1,0 +1,61 @@
+#!/bin/bash
+# Lay out the kernel tree: the pinned base as commit 'base', then patches/
+# applied with 'git am' on branch 'qbulk'.
+#   tree.sh        build/linux at base + series. Does nothing if the branch
+#                  already matches patches/; refuses to drop commits or
+#                  changes that were not exported.
+#   tree.sh base   build/linux-base, a worktree at 'base', for the base kernel
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+stamp=$TREE/.git/qbulk-applied
+
+unpack_base() {
+	[ -d "$TREE/.git" ] && return
+	echo "tree: unpacking $PACKAGE $VERSION into $TREE"
+	echo "$SHA256  $TARBALL" | sha256sum -c --quiet ||
+		die "$TARBALL does not match the pinned sha256 (make setup)"
+	mkdir -p "$TREE"
+	tar -xJf "$TARBALL" -C "$TREE" --strip-components=1
+	git -C "$TREE" init -q -b qbulk
+	# -f: Debian's .gitignore ignores everything at the top level.
+	git -C "$TREE" add -A -f
+	# Fixed identity and date: the base commit id is the same everywhere.
+	GIT_AUTHOR_DATE=2000-01-01T00:00:00Z \
+	GIT_COMMITTER_DATE=2000-01-01T00:00:00Z \
+		git -C "$TREE" -c user.name="$AUTHOR_NAME" \
+		-c user.email="$AUTHOR_EMAIL" commit -q -m "base: $PACKAGE $VERSION"
+	git -C "$TREE" tag base
+	git -C "$TREE" config user.name "$AUTHOR_NAME"
+	git -C "$TREE" config user.email "$AUTHOR_EMAIL"
+}
+
+# A checksum of the branch as it would be exported.
+branch_sum() {
+	local tmp
+
+	tmp=$(mktemp -d)
+	export_series "$TREE" "$tmp" 2>/dev/null
+	cat "$tmp"/*.patch 2>/dev/null | sha256sum | cut -d' ' -f1
+	rm -rf "$tmp"
+}
+
+unpack_base
+if [ "${1:-}" = base ]; then
+	[ -d "$BASE_TREE" ] ||
+		git -C "$TREE" worktree add -q --detach "$PWD/$BASE_TREE" base
+	exit 0
+fi
+
+[ -z "$(git -C "$TREE" status --porcelain --untracked-files=no)" ] ||
+	die "$TREE has uncommitted changes; commit them and 'make export'"
+want=$(cat patches/0*.patch | sha256sum | cut -d' ' -f1)
+have=$(branch_sum)
+[ "$have" = "$want" ] && exit 0
+if [ -f "$stamp" ] && [ "$have" != "$(cat "$stamp")" ]; then
+	die "branch qbulk has commits not in patches/; 'make export' first"
+fi
+apply_series "$TREE"
+branch_sum > "$stamp"
+echo "tree: $TREE at $(git -C "$TREE" log --oneline -1)"

@@ -1,0 +1,63 @@
+#!/bin/bash
+# Boot a kernel under QEMU (TCG) with the host root read-only over 9p, two
+# igb NICs joined by a hub, and run one command in the guest.
+#   vm.sh [-k BZIMAGE] [-o OUTDIR] [-t SECONDS] -- CMD...   run CMD, exit with its code
+#   vm.sh [-k BZIMAGE] -i                                  interactive shell
+# The guest sees OUTDIR read-write at $QBULK_OUT; the console goes to
+# OUTDIR/console.log and the kernel log to OUTDIR/dmesg. Extra QEMU options
+# come from $QBULK_QEMU_OPTS.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+kernel=$(kernel_out debug qbulk)/arch/x86/boot/bzImage
+outdir=$BUILD/vm
+limit=1800
+interactive=
+while getopts k:o:t:i opt; do
+	case $opt in
+	k) kernel=$OPTARG ;;
+	o) outdir=$OPTARG ;;
+	t) limit=$OPTARG ;;
+	i) interactive=1 ;;
+	*) die "usage: vm.sh [-k BZIMAGE] [-o OUTDIR] [-t SECONDS] [-i] -- CMD..." ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ -f "$kernel" ] || die "no kernel at $kernel (make build)"
+[ -n "$interactive" ] || [ $# -gt 0 ] || die "no command to run"
+
+mkdir -p "$outdir"
+outdir=$(cd "$outdir" && pwd)
+rm -f "$outdir/rc" "$outdir/dmesg" "$outdir/console.log"
+printf '%q ' "$@" > "$outdir/cmd"
+
+append="console=ttyS0 loglevel=4 log_buf_len=8M panic=-1 ro"
+append+=" root=hostroot rootfstype=9p"
+append+=" rootflags=trans=virtio,version=9p2000.L,msize=512000"
+append+=" init=$PWD/vm/init.sh QBULK_DIR=$PWD QBULK_SHELL=$interactive"
+
+qemu=(qemu-system-x86_64 -machine q35 -accel "tcg,thread=multi" -cpu max
+	-smp 2 -m 2G -nodefaults -display none -no-reboot
+	-kernel "$kernel" -append "$append"
+	-fsdev "local,id=root,path=/,security_model=none,readonly=on"
+	-device "virtio-9p-pci,fsdev=root,mount_tag=hostroot"
+	-fsdev "local,id=out,path=$outdir,security_model=none"
+	-device "virtio-9p-pci,fsdev=out,mount_tag=qbulk-out")
+# Two igb NICs on one hub: one sends, the other (in a netns) receives.
+# On q35 each needs its own root port or their SR-IOV slots collide.
+for n in 1 2; do
+	qemu+=(-device "pcie-root-port,id=rp$n,chassis=$n"
+		-netdev "hubport,id=hp$n,hubid=0"
+		-device "igb,bus=rp$n,netdev=hp$n,mac=52:54:00:00:00:0$n")
+done
+# shellcheck disable=SC2206 # word splitting of extra options is wanted
+qemu+=(${QBULK_QEMU_OPTS:-})
+
+if [ -n "$interactive" ]; then
+	exec "${qemu[@]}" -serial mon:stdio
+fi
+timeout --foreground "$limit" "${qemu[@]}" -serial stdio </dev/null |
+	tee "$outdir/console.log" || true
+[ -f "$outdir/rc" ] || die "the guest did not finish (see $outdir/console.log)"
+exit "$(cat "$outdir/rc")"

@@ -1,0 +1,33 @@
+#!/bin/bash
+# PID 1 in the test VM. Mounts what tests need, runs the command that
+# scripts/vm.sh left in the out share (or a shell), saves the kernel log and
+# the exit code there, and powers off.
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t tmpfs tmp /tmp
+mount -t tmpfs run /run
+mount -t debugfs debug /sys/kernel/debug
+mount -t tracefs trace /sys/kernel/tracing
+mkdir -p /dev/pts /dev/shm /tmp/out
+mount -t devpts devpts /dev/pts
+mount -t tmpfs shm /dev/shm
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 qbulk-out /tmp/out
+
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/tmp TERM=${TERM:-linux} QBULK_OUT=/tmp/out
+hostname qbulk-vm
+ip link set lo up
+cd "$QBULK_DIR" || exit 1
+
+if [ -n "$QBULK_SHELL" ]; then
+	setsid -c bash -i </dev/ttyS0 >/dev/ttyS0 2>&1
+	rc=$?
+else
+	bash /tmp/out/cmd </dev/null >/dev/console 2>&1
+	rc=$?
+fi
+dmesg > /tmp/out/dmesg
+echo "$rc" > /tmp/out/rc
+sync
+umount /tmp/out
+busybox poweroff -f
