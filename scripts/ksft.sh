@@ -16,10 +16,12 @@ cp "$src/run_kselftest.sh" "$dst/"
 cp "$src"/kselftest/{runner.sh,prefix.pl,ktap_helpers.sh} "$dst/kselftest/"
 grep -v -E '^[[:space:]]*(#|$)' "$list" > "$dst/kselftest-list.txt"
 
-# net: the collection's support files, its settings and our test list.
+# net: the collection's support files and settings, each listed test and
+# its own helpers (TEST.sh uses TEST_*.py).
 cp "$src"/net/{settings,lib.sh,net_helper.sh,in_netns.sh} "$dst/net/"
 sed -n 's/^net://p' "$dst/kselftest-list.txt" | while read -r test; do
-	cp "$src/net/$test" "$dst/net/"
+	cp "$src/net/$test" "$src/net/${test%.sh}"_*.py "$dst/net/" 2>/dev/null ||
+		[ -f "$dst/net/$test" ] || die "no $test in $src/net"
 done
 for prog in udpgso_bench_rx udpgso_bench_tx cmsg_sender; do
 	gcc -O2 -Wall -o "$dst/net/$prog" "$src/net/$prog.c"

@@ -34,7 +34,7 @@ printf '%q ' "$@" > "$outdir/cmd"
 
 append="console=ttyS0 loglevel=4 log_buf_len=8M panic=-1 ro"
 append+=" root=hostroot rootfstype=9p"
-append+=" rootflags=trans=virtio,version=9p2000.L,msize=512000"
+append+=" rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose"
 append+=" init=$PWD/vm/init.sh QBULK_DIR=$PWD QBULK_SHELL=$interactive"
 
 qemu=(qemu-system-x86_64 -machine q35 -accel "tcg,thread=multi" -cpu max

@@ -9,6 +9,12 @@ kmemleak=/sys/kernel/debug/kmemleak
 # Objects allocated during boot are not the tests' business.
 [ -w "$kmemleak" ] && echo clear > "$kmemleak"
 
+# Tests that need a NIC with BQL get the two igb NICs of the VM.
+. vm/net.sh
+NETIF=$(dev_by_mac 52:54:00:00:00:01)
+PEER_NETIF=$(dev_by_mac 52:54:00:00:00:02)
+export NETIF PEER_NETIF
+
 # The host root is read-only: run from a writable copy.
 cp -a build/ksft /tmp/ksft
 /tmp/ksft/run_kselftest.sh "$@" 2>&1 | tee "$QBULK_OUT/ksft.tap"
