@@ -1,58 +1,67 @@
 #!/bin/bash
-# Runs inside the VM for 'make demo': traffic through veth and igb, and what
-# the qdisc layer did with it. Numbers come from an emulated machine (QEMU
-# TCG): they show behaviour, not hardware performance.
+# Runs inside the VM for 'make demo': pktgen traffic through the qdisc on
+# veth and on igb, and what the qdisc layer made of it. Numbers come from
+# an emulated machine (QEMU TCG): they show behaviour, not hardware speed.
 set -eu
 . vm/net.sh
 
-COUNT=${QBULK_DEMO_COUNT:-20000}
+COUNT=${QBULK_DEMO_COUNT:-5000}
+KNOBS=/proc/sys/net/core/dequeue_bulk_packets
 
-row() { # row LABEL DEV THREADS: pktgen through the qdisc, one table row
-	local label=$1 dev=$2 threads=$3 stats req
+row() { # row LABEL: one pktgen run through the qdisc of $DEV
+	local stats
 
-	deq_start "$dev"
-	pktgen "$dev" "$COUNT" "$threads" queue_xmit
+	deq_start "$DEV"
+	pktgen "$DEV" "$COUNT" 2 queue_xmit
 	stats=$(deq_stop | deq_summary)
-	req=$(requeues "$dev")
 	# shellcheck disable=SC2086 # stats is "dequeues packets mean max"
-	printf '%-34s %9s %9s %8s %5s %9s\n' "$label" $stats "$req"
+	printf '  %-40s %9s %9s %8s %5s %9s\n' "$1" $stats "$(requeues "$DEV")"
 }
 
 header() {
-	printf '\n%s\n' "$1"
-	printf '%-34s %9s %9s %8s %5s %9s\n' scenario dequeues packets \
+	printf '\n%s, %s packets from each of 2 pktgen threads on tx queue 0\n' \
+		"$1" "$COUNT"
+	printf '  %-40s %9s %9s %8s %5s %9s\n' qdisc dequeues packets \
 		pkts/deq max requeues
 }
 
-sysctl_show() {
-	local k
-
-	for k in "$@"; do
-		[ -e "/proc/sys/${k//.//}" ] && printf '  %s = %s\n' "$k" "$(sysctl -n "$k")"
-	done
-	return 0
+# budgets QDISC_LABEL: rows for the series' budgets, if this kernel has them
+budgets() {
+	[ -e "$KNOBS" ] || return 0
+	sysctl -q net.core.dequeue_bulk_packets=4
+	row "$1, dequeue_bulk_packets=4"
+	sysctl -q net.core.dequeue_bulk_packets=1
+	row "$1, dequeue_bulk_packets=1"
+	sysctl -q net.core.dequeue_bulk_packets=0 net.core.dequeue_bulk_bytes=3000
+	row "$1, dequeue_bulk_bytes=3000"
+	sysctl -q net.core.dequeue_bulk_bytes=0
 }
 
 echo "qbulk demo on $(uname -r)"
-echo "Bulk dequeue knobs of this kernel:"
-sysctl_show net.core.dev_weight net.core.dev_weight_tx_bias \
-	net.core.dequeue_bulk_packets net.core.dequeue_bulk_bytes
+if [ -e "$KNOBS" ]; then
+	echo "This kernel has the series: net.core.dequeue_bulk_{packets,bytes}."
+else
+	echo "This kernel has no bulk dequeue budgets (base behaviour)."
+fi
+echo "pkts/deq and max come from the qdisc:qdisc_dequeue tracepoint."
 
-header "veth ($COUNT packets per pktgen thread, 2 threads on tx queue 0)"
 setup_veth
+header "veth (no BQL)"
 tc qdisc replace dev "$DEV" root handle 1: prio
-row "root prio (slow path)" "$DEV" 2
+row "root prio (slow path)"
+budgets "root prio"
 tc qdisc replace dev "$DEV" root handle 1: mq
-row "mq + pfifo_fast (BQL path)" "$DEV" 2
+row "mq + pfifo_fast (BQL path)"
 teardown
 
-header "igb ($COUNT packets per pktgen thread, 2 threads on tx queue 0)"
 setup_igb
-row "mq + pfifo_fast (BQL path)" "$DEV" 2
-tc qdisc replace dev "$DEV" root handle 1: prio
-row "root prio (slow path)" "$DEV" 2
-tc qdisc del dev "$DEV" root
+header "igb (BQL)"
+row "mq + pfifo_fast (BQL path)"
+budgets "mq"
 sysctl -q net.core.dev_weight=4
-row "mq, net.core.dev_weight=4" "$DEV" 2
+row "mq, net.core.dev_weight=4"
 sysctl -q net.core.dev_weight=64
+tc qdisc replace dev "$DEV" root handle 1: prio
+row "root prio (slow path)"
+budgets "root prio"
 teardown

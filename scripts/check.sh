@@ -42,8 +42,8 @@ mkdir -p "$out"
 # 1. Host checks.
 step "apply the series" bash scripts/tree.sh
 for p in $(series_patches); do
-	if "$TREE/scripts/checkpatch.pl" --strict --quiet --no-tree \
-		"patches/$p" > "$out/checkpatch-$p.log" 2>&1; then
+	if (cd "$TREE" && ./scripts/checkpatch.pl --strict --quiet \
+		"$OLDPWD/patches/$p") > "$out/checkpatch-$p.log" 2>&1; then
 		result pass "checkpatch: $p"
 	else
 		result fail "checkpatch: $p" "see $out/checkpatch-$p.log"

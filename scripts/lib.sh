@@ -55,8 +55,9 @@ apply_series() {
 # export_series DIR OUT: write branch qbulk of DIR as patch files into OUT,
 # with the cover letter as 0000. The output depends only on the commits.
 export_series() {
-	local dir=$1 out=$2 date
+	local dir=$1 out date
 
+	out=$(cd "$2" && pwd)
 	git -C "$dir" format-patch -q -o "$out" --zero-commit --no-signature \
 		--base=base --cover-letter --cover-from-description=subject \
 		base..qbulk

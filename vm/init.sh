@@ -9,6 +9,11 @@ mount -t tmpfs run /run
 mount -t debugfs debug /sys/kernel/debug
 mount -t tracefs trace /sys/kernel/tracing
 mkdir -p /dev/pts /dev/shm /tmp/out
+# devtmpfs has no /dev/fd and /dev/std*; udev would make them.
+ln -s /proc/self/fd /dev/fd
+ln -s /proc/self/fd/0 /dev/stdin
+ln -s /proc/self/fd/1 /dev/stdout
+ln -s /proc/self/fd/2 /dev/stderr
 mount -t devpts devpts /dev/pts
 mount -t tmpfs shm /dev/shm
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 qbulk-out /tmp/out

@@ -89,12 +89,13 @@ pktgen() {
 
 # Histogram of packets per dequeue on DEV, from the qdisc_dequeue
 # tracepoint: deq_start DEV, traffic, then deq_stop prints
-# "PACKETS COUNT" lines.
+# "PACKETS COUNT" lines. Dequeues that found nothing do not count.
 deq_start() {
 	local ifindex
 
 	ifindex=$(cat "/sys/class/net/$1/ifindex")
-	DEQ_TRIGGER="hist:keys=packets:vals=hitcount:sort=packets if ifindex == $ifindex"
+	DEQ_TRIGGER="hist:keys=packets:vals=hitcount:sort=packets"
+	DEQ_TRIGGER+=" if ifindex == $ifindex && skbaddr != 0"
 	echo "$DEQ_TRIGGER" > "$DEQ_EVENT/trigger"
 }
 
