@@ -23,9 +23,14 @@ sed -n 's/^net://p' "$dst/kselftest-list.txt" | while read -r test; do
 	cp "$src/net/$test" "$src/net/${test%.sh}"_*.py "$dst/net/" 2>/dev/null ||
 		[ -f "$dst/net/$test" ] || die "no $test in $src/net"
 done
-for prog in udpgso_bench_rx udpgso_bench_tx cmsg_sender; do
+for prog in udpgso_bench_rx udpgso_bench_tx; do  # used by veth.sh
 	gcc -O2 -Wall -o "$dst/net/$prog" "$src/net/$prog.c"
 done
+# tc-testing: the tdc runner and its cases, with our qdisc selection.
+if grep -q '^tc-testing:' "$dst/kselftest-list.txt"; then
+	cp -a "$src/tc-testing" "$dst/"
+	cp tests/tdc-qdiscs.sh "$dst/tc-testing/"
+fi
 clang -O2 --target=bpf -idirafter /usr/include/x86_64-linux-gnu \
 	-c "$src/net/xdp_dummy.bpf.c" -o "$dst/net/xdp_dummy.bpf.o"
 echo "ksft: $(wc -l < "$dst/kselftest-list.txt") tests in $dst"

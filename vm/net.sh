@@ -81,8 +81,10 @@ pktgen() {
 			echo "delay 0"
 		} | while read -r cmd; do echo "$cmd" > "$pg/$dev@$t"; done
 	done
+	# 'start' returns early if a thread is slow to pick the run up.
 	echo start > "$pg/pgctrl"
 	for ((t = 0; t < threads; t++)); do
+		until grep -q '^Result: OK' "$pg/$dev@$t"; do sleep 0.2; done
 		echo rem_device_all > "$pg/kpktgend_$t"
 	done
 }
