@@ -15,7 +15,7 @@ qbulk) tree=$TREE fragments+=(config/qbulk.config) ;;
 base) tree=$BASE_TREE ;;
 *) die "source is qbulk or base, not '$source'" ;;
 esac
-[ -d "$tree/.git" ] || bash scripts/tree.sh "${source/qbulk/}"
+[ -e "$tree/.git" ] || bash scripts/tree.sh "${source/qbulk/}"
 
 out=$PWD/$(kernel_out "$flavour" "$source")
 mkdir -p "$out"
