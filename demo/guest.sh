@@ -9,13 +9,15 @@ COUNT=${QBULK_DEMO_COUNT:-5000}
 KNOBS=/proc/sys/net/core/dequeue_bulk_packets
 
 row() { # row LABEL: one pktgen run through the qdisc of $DEV
-	local stats
+	local stats req
 
+	req=$(requeues "$DEV")
 	deq_start "$DEV"
 	pktgen "$DEV" "$COUNT" 2 queue_xmit
 	stats=$(deq_stop | deq_summary)
+	req=$(($(requeues "$DEV") - req))
 	# shellcheck disable=SC2086 # stats is "dequeues packets mean max"
-	printf '  %-40s %9s %9s %8s %5s %9s\n' "$1" $stats "$(requeues "$DEV")"
+	printf '  %-40s %9s %9s %8s %5s %9s\n' "$1" $stats "$req"
 }
 
 header() {
@@ -50,7 +52,8 @@ header "veth (no BQL)"
 tc qdisc replace dev "$DEV" root handle 1: prio
 row "root prio (slow path)"
 budgets "root prio"
-tc qdisc replace dev "$DEV" root handle 1: mq
+tc qdisc del dev "$DEV" root
+tc qdisc add dev "$DEV" root mq
 row "mq + pfifo_fast (BQL path)"
 teardown
 

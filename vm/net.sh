@@ -25,7 +25,7 @@ dev_by_mac() {
 setup_pair() {
 	local dev=$1 peer=$2
 
-	ip netns add "$PEER_NS" 2>/dev/null
+	ip netns add "$PEER_NS" 2>/dev/null || true
 	ip link set "$peer" netns "$PEER_NS"
 	ip -n "$PEER_NS" link set lo up
 	ip addr add "$LOCAL_IP/24" dev "$dev"
@@ -53,9 +53,8 @@ setup_veth() {
 }
 
 teardown() {
-	ip netns del "$PEER_NS" 2>/dev/null
-	ip link del qb0 2>/dev/null
-	return 0
+	ip netns del "$PEER_NS" 2>/dev/null || true
+	ip link del qb0 2>/dev/null || true
 }
 
 # pktgen DEV COUNT THREADS MODE [BURST [SIZE]]: COUNT packets per thread
@@ -116,5 +115,7 @@ deq_summary() {
 
 # Requeues of the root qdisc of DEV.
 requeues() {
-	tc -s qdisc show dev "$1" | awk '/requeues/ { print $NF; exit }'
+	tc -s qdisc show dev "$1" |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "requeues") {
+			print $(i + 1) + 0; exit } }'
 }
