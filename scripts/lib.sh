@@ -58,7 +58,9 @@ export_series() {
 	local dir=$1 out date
 
 	out=$(cd "$2" && pwd)
-	git -C "$dir" format-patch -q -o "$out" --zero-commit --no-signature \
+	# A fixed abbreviation: git sizes it by the object count otherwise.
+	git -C "$dir" -c core.abbrev=12 format-patch -q -o "$out" \
+		--zero-commit --no-signature \
 		--base=base --cover-letter --cover-from-description=subject \
 		base..qbulk
 	# The cover letter is dated now; date it as the newest patch instead.
