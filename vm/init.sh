@@ -4,8 +4,12 @@
 # the exit code there, and powers off.
 mount -t proc proc /proc
 mount -t sysfs sys /sys
-mount -t tmpfs tmp /tmp
 mount -t tmpfs run /run
+# The repo may live under the host's /tmp, which the guest's own /tmp
+# covers: reach it through a bind mount made before that.
+mkdir /run/qbulk
+mount --bind "$QBULK_DIR" /run/qbulk
+mount -t tmpfs tmp /tmp
 mount -t debugfs debug /sys/kernel/debug
 mount -t tracefs trace /sys/kernel/tracing
 mkdir -p /dev/pts /dev/shm /tmp/out
@@ -22,7 +26,7 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/tmp TERM=${TERM:-linux} QBULK_OUT=/tmp/out
 hostname qbulk-vm
 ip link set lo up
-cd "$QBULK_DIR" || exit 1
+cd /run/qbulk || exit 1
 
 if [ -n "$QBULK_SHELL" ]; then
 	setsid -c bash -i </dev/ttyS0 >/dev/ttyS0 2>&1
