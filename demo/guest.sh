@@ -1,41 +1,78 @@
 #!/bin/bash
 # Runs inside the VM for 'make demo': pktgen traffic through the qdisc on
-# veth and on igb, and what the qdisc layer made of it. Numbers come from
-# an emulated machine (QEMU TCG): they show behaviour, not hardware speed.
+# veth and on igb, and what the qdisc layer and the driver made of it.
+# Numbers come from an emulated machine (QEMU TCG): they show behaviour,
+# not hardware speed.
 set -eu
 . vm/net.sh
 
 COUNT=${QBULK_DEMO_COUNT:-5000}
 KNOBS=/proc/sys/net/core/dequeue_bulk_packets
 
-row() { # row LABEL: one pktgen run through the qdisc of $DEV
-	local stats req
+# line COLUMNS...: one line of the tables
+line() {
+	printf '  %-34s %8s %6s %6s %4s %5s %-11s %6s %6s\n' "$@"
+}
 
+# ratio A B: A / B with two decimals, "-" if either is missing.
+ratio() {
+	if [ -n "$1" ] && [ -n "$2" ] && [ "$2" != 0 ]; then
+		awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'
+	else
+		echo -
+	fi
+}
+
+# row LABEL [BURST]: one pktgen run on tx queue 0 of $DEV, 2 threads
+# through the qdisc, or with BURST, one thread straight to the driver.
+row() {
+	local burst=${2:-} db0 db1 tw0 tw1 tx0 tx1 req stats
+
+	read -r -a db0 <<< "$(doorbells "$DEV")"
+	tw0=$(tail_writes)
+	tx0=$(cat "/sys/class/net/$DEV/statistics/tx_packets")
 	req=$(requeues "$DEV")
 	deq_start "$DEV"
-	pktgen "$DEV" "$COUNT" 2 queue_xmit
+	if [ -n "$burst" ]; then
+		pktgen "$DEV" "$COUNT" 1 start_xmit "$burst"
+	else
+		pktgen "$DEV" "$COUNT" 2 queue_xmit
+	fi
+	sleep 1  # transmit completions
 	stats=$(deq_stop | deq_summary)
 	req=$(($(requeues "$DEV") - req))
-	# shellcheck disable=SC2086 # stats is "dequeues packets mean max"
-	printf '  %-40s %9s %9s %8s %5s %9s\n' "$1" $stats "$req"
+	tx1=$(cat "/sys/class/net/$DEV/statistics/tx_packets")
+	tw1=$(tail_writes)
+	read -r -a db1 <<< "$(doorbells "$DEV")"
+	[ -z "$burst" ] || stats="- - - - - -"
+
+	local rings="" queued="" db="-" tw="-"
+	if [ ${#db1[@]} = 3 ]; then
+		rings=$((db1[0] + db1[2] - db0[0] - db0[2]))
+		queued=$((db1[0] + db1[1] - db0[0] - db0[1]))
+		db=$(ratio "$rings" "$queued")
+	fi
+	[ -n "$tw1" ] && tw=$(ratio $((tw1 - tw0)) $((tx1 - tx0)))
+	# shellcheck disable=SC2086 # stats holds six columns
+	set -- "$1" $stats
+	line "$1" "$2" "$4" "$5" "$6" "$req" "$7" "$db" "$tw"
 }
 
 header() {
-	printf '\n%s, %s packets from each of 2 pktgen threads on tx queue 0\n' \
-		"$1" "$COUNT"
-	printf '  %-40s %9s %9s %8s %5s %9s\n' qdisc dequeues packets \
-		pkts/deq max requeues
+	printf '\n%s, %s packets per pktgen thread, tx queue 0\n' "$1" "$COUNT"
+	line "" dequeues pkts/ bytes/ max req- "stop" "db/" "tail/"
+	line "" "" deq deq "" ueues "(top)" pkt pkt
 }
 
 # budgets QDISC_LABEL: rows for the series' budgets, if this kernel has them
 budgets() {
 	[ -e "$KNOBS" ] || return 0
 	sysctl -q net.core.dequeue_bulk_packets=4
-	row "$1, dequeue_bulk_packets=4"
+	row "$1, bulk_packets=4"
 	sysctl -q net.core.dequeue_bulk_packets=1
-	row "$1, dequeue_bulk_packets=1"
+	row "$1, bulk_packets=1"
 	sysctl -q net.core.dequeue_bulk_packets=0 net.core.dequeue_bulk_bytes=3000
-	row "$1, dequeue_bulk_bytes=3000"
+	row "$1, bulk_bytes=3000"
 	sysctl -q net.core.dequeue_bulk_bytes=0
 }
 
@@ -45,7 +82,13 @@ if [ -e "$KNOBS" ]; then
 else
 	echo "This kernel has no bulk dequeue budgets (base behaviour)."
 fi
-echo "pkts/deq and max come from the qdisc:qdisc_dequeue tracepoint."
+cat <<EOF
+dequeues, pkts/deq, bytes/deq, max and stop (the most frequent reason a
+bulk ended, and its share) come from the qdisc:qdisc_dequeue tracepoint;
+requeues from tc. db/pkt is tail register writes per packet queued from
+the driver's ethtool -S counters, tail/pkt the same from QEMU's own trace
+of the register, per packet the device sent. A dash: not reported.
+EOF
 
 setup_veth
 header "veth (no BQL)"
@@ -58,13 +101,19 @@ row "mq + pfifo_fast (BQL path)"
 teardown
 
 setup_igb
+# A sink on the far end, so that it sends no ICMP errors back.
+ip netns exec "$PEER_NS" socat -u UDP4-RECV:9 /dev/null &
 header "igb (BQL)"
 row "mq + pfifo_fast (BQL path)"
 budgets "mq"
 sysctl -q net.core.dev_weight=4
 row "mq, net.core.dev_weight=4"
 sysctl -q net.core.dev_weight=64
+for burst in 1 8 32; do
+	row "pktgen burst $burst, no qdisc" "$burst"
+done
 tc qdisc replace dev "$DEV" root handle 1: prio
 row "root prio (slow path)"
 budgets "root prio"
+kill %1
 teardown

@@ -31,6 +31,21 @@ if grep -q '^tc-testing:' "$dst/kselftest-list.txt"; then
 	cp -a "$src/tc-testing" "$dst/"
 	cp tests/tdc-qdiscs.sh "$dst/tc-testing/"
 fi
+# drivers/net/hw: the listed tests with the Python libraries they import,
+# ynl and its specs among them.
+hw_tests=$(sed -n 's|^drivers/net/hw:||p' "$dst/kselftest-list.txt")
+if [ -n "$hw_tests" ]; then
+	mkdir -p "$dst/drivers/net/hw" "$dst/drivers/net/lib" "$dst/net/lib/ynl"
+	cp -r "$src/net/lib/py" "$dst/net/lib/"
+	cp -r "$TREE/tools/net/ynl/lib" "$dst/net/lib/ynl/"
+	cp -r "$TREE/Documentation/netlink/specs" "$dst/net/lib/"
+	cp -r "$src/drivers/net/lib/py" "$dst/drivers/net/lib/"
+	cp -r "$src/drivers/net/hw/lib" "$src/drivers/net/hw/settings" \
+		"$dst/drivers/net/hw/"
+	for test in $hw_tests; do
+		cp "$src/drivers/net/hw/$test" "$dst/drivers/net/hw/"
+	done
+fi
 clang -O2 --target=bpf -idirafter /usr/include/x86_64-linux-gnu \
 	-c "$src/net/xdp_dummy.bpf.c" -o "$dst/net/xdp_dummy.bpf.o"
 echo "ksft: $(wc -l < "$dst/kselftest-list.txt") tests in $dst"

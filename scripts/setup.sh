@@ -25,7 +25,8 @@ apt-get install -y -q --no-install-recommends \
 	linux-source-6.12 xz-utils git make gcc bc bison flex libelf-dev \
 	libssl-dev cpio ccache python3 perl kmod \
 	iproute2 ethtool iputils-ping busybox-static socat procps \
-	trace-cmd jq gawk clang llvm libbpf-dev shellcheck python3-ply python3-git
+	trace-cmd jq gawk clang llvm libbpf-dev shellcheck \
+	python3-ply python3-git python3-yaml
 bpo=bookworm-backports
 apt-get install -y -q --no-install-recommends \
 	qemu-system-x86/$bpo qemu-system-common/$bpo qemu-system-data/$bpo \

@@ -1,23 +1,73 @@
 #!/bin/bash
 # Runs inside the test VM (scripts/vm.sh): the kselftests installed in
 # build/ksft through the kselftest runner, then a kmemleak scan. Writes
-# ksft.tap and kmemleak into $QBULK_OUT. Arguments are passed to
-# run_kselftest.sh (for example -t net:veth.sh).
+# ksft.tap and kmemleak into $QBULK_OUT.
+#   guest.sh [-t COLLECTION:TEST]...   only these tests
 set -u
 
 kmemleak=/sys/kernel/debug/kmemleak
 # Objects allocated during boot are not the tests' business.
 [ -w "$kmemleak" ] && echo clear > "$kmemleak"
 
-# Tests that need a NIC with BQL get the two igb NICs of the VM.
 . vm/net.sh
 NETIF=$(dev_by_mac 52:54:00:00:00:01)
 PEER_NETIF=$(dev_by_mac 52:54:00:00:00:02)
-export NETIF PEER_NETIF
 
 # The host root is read-only: run from a writable copy.
-cp -a build/ksft /tmp/ksft
-/tmp/ksft/run_kselftest.sh "$@" 2>&1 | tee "$QBULK_OUT/ksft.tap"
+ksft=/tmp/ksft
+cp -a build/ksft "$ksft"
+if [ $# -gt 0 ]; then
+	while [ $# -gt 0 ]; do
+		[ "$1" = -t ] && shift
+		echo "$1"
+		shift
+	done > "$ksft/selected"
+else
+	cp "$ksft/kselftest-list.txt" "$ksft/selected"
+fi
+
+# run_tests PATTERN: the selected tests whose name matches PATTERN.
+run_tests() {
+	grep -E "$1" "$ksft/selected" > "$ksft/kselftest-list.txt" || return 0
+	"$ksft/run_kselftest.sh" 2>&1 | tee -a "$QBULK_OUT/ksft.tap"
+}
+
+# Tests that need a NIC with BQL get the two igb NICs of the VM and set
+# them up themselves.
+NETIF=$NETIF PEER_NETIF=$PEER_NETIF run_tests -v '^drivers/net/hw:'
+
+# Driver tests (NetDrvEpEnv) expect a configured pair: NETIF here, its
+# partner in a namespace as the remote end.
+hw_env_up() {
+	ip netns add "$remote_ns"
+	ip link set "$PEER_NETIF" netns "$remote_ns"
+	ip -n "$remote_ns" link set lo up
+	ip -n "$remote_ns" addr add 192.0.2.2/24 dev "$PEER_NETIF"
+	ip -n "$remote_ns" link set "$PEER_NETIF" up
+	# The remote end must hold a whole run in its rx ring.
+	ip netns exec "$remote_ns" ethtool -G "$PEER_NETIF" rx 4096
+	ip addr add 192.0.2.1/24 dev "$NETIF"
+	ip link set "$NETIF" up
+	cat > "$ksft/drivers/net/hw/net.config" <<-EOF
+		NETIF=$NETIF
+		LOCAL_V4=192.0.2.1
+		REMOTE_V4=192.0.2.2
+		REMOTE_TYPE=netns
+		REMOTE_ARGS=$remote_ns
+	EOF
+	for _ in $(seq 50); do
+		ping -q -c 1 -W 1 192.0.2.2 >/dev/null 2>&1 && return
+		sleep 0.2
+	done
+}
+
+remote_ns=qbremote
+if grep -q '^drivers/net/hw:' "$ksft/selected"; then
+	hw_env_up
+	run_tests '^drivers/net/hw:'
+	ip netns del "$remote_ns"
+	ip addr del 192.0.2.1/24 dev "$NETIF"
+fi
 
 if [ -w "$kmemleak" ]; then
 	# A leak is reported once it has gone unreferenced across two scans.

@@ -88,29 +88,82 @@ pktgen() {
 	done
 }
 
-# Histogram of packets per dequeue on DEV, from the qdisc_dequeue
-# tracepoint: deq_start DEV, traffic, then deq_stop prints
-# "PACKETS COUNT" lines. Dequeues that found nothing do not count.
-deq_start() {
-	local ifindex
+# Stop reasons of the qdisc_dequeue tracepoint, by value (patched kernel).
+DEQ_STOPS=(none packets bytes bql empty txq)
 
-	ifindex=$(cat "/sys/class/net/$1/ifindex")
-	DEQ_TRIGGER="hist:keys=packets:vals=hitcount:sort=packets"
-	DEQ_TRIGGER+=" if ifindex == $ifindex && skbaddr != 0"
-	echo "$DEQ_TRIGGER" > "$DEQ_EVENT/trigger"
+# Whether this kernel's qdisc_dequeue event has bytes and stop reasons.
+deq_has_stop() {
+	grep -q 'field:u8 stop;' "$DEQ_EVENT/format"
+}
+
+# Histograms of the dequeues on DEV from the qdisc_dequeue tracepoint:
+# deq_start DEV, traffic, then deq_stop prints "packets PACKETS COUNT
+# BYTES" lines (BYTES 0 where the event has none) and, where the event
+# has stop reasons, "stop REASON COUNT" lines. Dequeues that found
+# nothing do not count.
+deq_start() {
+	local filter t vals=hitcount
+
+	filter=" if ifindex == $(cat "/sys/class/net/$1/ifindex") && skbaddr != 0"
+	deq_has_stop && vals+=,bytes
+	DEQ_TRIGGERS=("hist:keys=packets:vals=$vals:sort=packets$filter")
+	deq_has_stop && DEQ_TRIGGERS+=("hist:keys=stop:vals=hitcount$filter")
+	for t in "${DEQ_TRIGGERS[@]}"; do
+		echo "$t" > "$DEQ_EVENT/trigger"
+	done
 }
 
 deq_stop() {
-	sed -n -E 's/^\{ packets: *([0-9]+) *\} hitcount: *([0-9]+)$/\1 \2/p' \
-		"$DEQ_EVENT/hist"
-	echo "!$DEQ_TRIGGER" > "$DEQ_EVENT/trigger"
+	local t
+
+	sed -n -E \
+		-e 's/^\{ packets: *([0-9]+) *\} hitcount: *([0-9]+)( +bytes: *([0-9]+))?$/packets \1 \2 0\4/p' \
+		-e 's/^\{ stop: *([0-9]+) *\} hitcount: *([0-9]+)$/stop \1 \2/p' \
+		"$DEQ_EVENT/hist" |
+		while read -r kind a b c; do
+			if [ "$kind" = stop ]; then
+				echo "stop ${DEQ_STOPS[a]} $b"
+			else
+				echo "packets $a $b $((10#$c))"
+			fi
+		done
+	for t in "${DEQ_TRIGGERS[@]}"; do
+		echo "!$t" > "$DEQ_EVENT/trigger"
+	done
 }
 
-# Summary of a "PACKETS COUNT" histogram on stdin:
-# "dequeues packets mean max".
+# Summary of deq_stop's output on stdin: "dequeues packets pkts/deq
+# bytes/deq max stop", where stop is the most frequent stop reason and its
+# share of the dequeues ("-" where the kernel reports neither).
 deq_summary() {
-	awk '{ n += $2; p += $1 * $2; if ($1 > max) max = $1 }
-	     END { printf "%d %d %.2f %d\n", n, p, n ? p / n : 0, max }'
+	awk '$1 == "packets" { n += $3; p += $2 * $3; b += $4
+			       if ($2 > max) max = $2 }
+	     $1 == "stop" && $3 > top { top = $3; why = $2 }
+	     END {
+		printf "%d %d %.2f %s %d %s\n", n, p, n ? p / n : 0,
+			b ? sprintf("%.0f", b / n) : "-", max,
+			top ? sprintf("%s:%.0f%%", why, 100 * top / n) : "-"
+	     }'
+}
+
+# Transmit doorbell counters of DEV's driver, summed over its queues:
+# "doorbells xmit_more flushes", or nothing if the driver has none.
+doorbells() {
+	ethtool -S "$1" | awk '
+		/tx_queue_[0-9]+_doorbells:/ { d += $2; found = 1 }
+		/tx_queue_[0-9]+_xmit_more:/ { x += $2 }
+		/tx_queue_[0-9]+_flushes:/ { f += $2 }
+		END { if (found) print d, x, f }'
+}
+
+# Transmit tail register writes of the VM's igb NICs seen by QEMU, when
+# scripts/vm.sh logs its e1000e_core_write trace to $QBULK_OUT (TDT of
+# queue n is at 0xe018 + 0x40 * n).
+tail_writes() {
+	local log=$QBULK_OUT/qemu-trace.log
+
+	[ -f "$log" ] || return 0
+	grep -c -E 'register 0xe[0-3][159d]8,' "$log" || true
 }
 
 # Requeues of the root qdisc of DEV.
