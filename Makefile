@@ -5,14 +5,25 @@ export PATH := /usr/sbin:/usr/bin:/sbin:/bin:$(PATH)
 FLAVOUR ?= debug
 SOURCE ?= qbulk
 T ?=
+REPS ?= 5
+NAME ?=
+R ?= $(lastword $(sort $(wildcard results/*)))
 
-.PHONY: demo check setup tree base-tree export build ksft shell clean
+.PHONY: demo check bench report setup tree base-tree export build ksft shell clean
 
 demo: build/setup.stamp
 	bash scripts/demo.sh
 
 check: build/setup.stamp
 	bash scripts/check.sh $(if $(T),-t $(T))
+
+# Base kernel vs patched, REPS runs each; results/NAME/report.md.
+bench: build/setup.stamp
+	bash scripts/bench.sh $(REPS) $(NAME)
+
+# Re-render a report from its stored raw results: make report R=results/NAME
+report:
+	/usr/bin/python3 bench/report.py $(R)
 
 setup: build/setup.stamp
 build/setup.stamp: scripts/setup.sh

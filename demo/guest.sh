@@ -14,48 +14,31 @@ line() {
 	printf '  %-34s %8s %6s %6s %4s %5s %-11s %6s %6s\n' "$@"
 }
 
-# ratio A B: A / B with two decimals, "-" if either is missing.
-ratio() {
-	if [ -n "$1" ] && [ -n "$2" ] && [ "$2" != 0 ]; then
-		awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'
-	else
-		echo -
-	fi
-}
-
 # row LABEL [BURST]: one pktgen run on tx queue 0 of $DEV, 2 threads
 # through the qdisc, or with BURST, one thread straight to the driver.
 row() {
-	local burst=${2:-} db0 db1 tw0 tw1 tx0 tx1 req stats
+	local m deq ppd bpd max stop req db tw
 
-	read -r -a db0 <<< "$(doorbells "$DEV")"
-	tw0=$(tail_writes)
-	tx0=$(cat "/sys/class/net/$DEV/statistics/tx_packets")
-	req=$(requeues "$DEV")
-	deq_start "$DEV"
-	if [ -n "$burst" ]; then
-		pktgen "$DEV" "$COUNT" 1 start_xmit "$burst"
+	if [ -n "${2:-}" ]; then
+		m=$(measure "$DEV" "$COUNT" 1 start_xmit "$2")
 	else
-		pktgen "$DEV" "$COUNT" 2 queue_xmit
+		m=$(measure "$DEV" "$COUNT" 2 queue_xmit)
 	fi
-	sleep 1  # transmit completions
-	stats=$(deq_stop | deq_summary)
-	req=$(($(requeues "$DEV") - req))
-	tx1=$(cat "/sys/class/net/$DEV/statistics/tx_packets")
-	tw1=$(tail_writes)
-	read -r -a db1 <<< "$(doorbells "$DEV")"
-	[ -z "$burst" ] || stats="- - - - - -"
-
-	local rings="" queued="" db="-" tw="-"
-	if [ ${#db1[@]} = 3 ]; then
-		rings=$((db1[0] + db1[2] - db0[0] - db0[2]))
-		queued=$((db1[0] + db1[1] - db0[0] - db0[1]))
-		db=$(ratio "$rings" "$queued")
-	fi
-	[ -n "$tw1" ] && tw=$(ratio $((tw1 - tw0)) $((tx1 - tx0)))
-	# shellcheck disable=SC2086 # stats holds six columns
-	set -- "$1" $stats
-	line "$1" "$2" "$4" "$5" "$6" "$req" "$7" "$db" "$tw"
+	read -r deq ppd bpd max stop <<< "$(deq_summary <<< "$m")"
+	[ "$deq" != 0 ] || { deq=- ppd=- bpd=- max=- stop=-; }
+	read -r req db tw <<< "$(awk '
+		function ratio(a, b) {
+			return b ? sprintf("%.2f", a / b) : "-"
+		}
+		{ v[$1] = $2; seen[$1] = 1 }
+		END {
+			printf "%d %s %s\n", v["requeues"],
+				seen["doorbells"] ? ratio(v["doorbells"] + v["flushes"],
+					v["doorbells"] + v["xmit_more"]) : "-",
+				seen["tail_writes"] ?
+					ratio(v["tail_writes"], v["tx_packets"]) : "-"
+		}' <<< "$m")"
+	line "$1" "$deq" "$ppd" "$bpd" "$max" "$req" "$stop" "$db" "$tw"
 }
 
 header() {

@@ -60,12 +60,19 @@ else
 	cat "$out/roundtrip.log"
 fi
 
-if shellcheck -x scripts/*.sh tests/*.sh vm/*.sh .ci/run > "$out/shellcheck.log"
+if shellcheck -x scripts/*.sh tests/*.sh vm/*.sh demo/*.sh bench/*.sh .ci/run > "$out/shellcheck.log"
 then
 	result pass "shellcheck"
 else
 	result fail "shellcheck" "see $out/shellcheck.log"
 	cat "$out/shellcheck.log"
+fi
+
+if bash tests/bench-report.sh > "$out/bench-report.log" 2>&1; then
+	result pass "bench report"
+else
+	result fail "bench report" "see $out/bench-report.log"
+	cat "$out/bench-report.log"
 fi
 
 # 2. The debug kernel, booted.

@@ -37,7 +37,12 @@ append+=" root=hostroot rootfstype=9p"
 append+=" rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose"
 append+=" init=$PWD/vm/init.sh QBULK_DIR=$PWD QBULK_SHELL=$interactive"
 
-qemu=(qemu-system-x86_64 -machine q35 -accel "tcg,thread=multi" -cpu max
+# QBULK_ICOUNT=1: guest time counts instructions (one per nanosecond),
+# which needs single-threaded TCG.
+accel=(-accel "tcg,thread=multi")
+[ -z "${QBULK_ICOUNT:-}" ] ||
+	accel=(-accel "tcg,thread=single" -icount "shift=0,sleep=off")
+qemu=(qemu-system-x86_64 -machine q35 "${accel[@]}" -cpu max
 	-smp 2 -m 2G -nodefaults -display none -no-reboot
 	-kernel "$kernel" -append "$append"
 	-fsdev "local,id=root,path=/,security_model=none,readonly=on"

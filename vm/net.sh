@@ -59,7 +59,8 @@ teardown() {
 
 # pktgen DEV COUNT THREADS MODE [BURST [SIZE]]: COUNT packets per thread
 # to the peer, all threads on tx queue 0. MODE is queue_xmit (through the
-# qdisc) or start_xmit (straight to the driver).
+# qdisc) or start_xmit (straight to the driver). Prints "sent N" (packets
+# of all threads) and "usec N" (the longest thread's run).
 pktgen() {
 	local dev=$1 count=$2 threads=$3 mode=$4 burst=${5:-1} size=${6:-1000}
 	local mac t pg=/proc/net/pktgen
@@ -84,8 +85,11 @@ pktgen() {
 	echo start > "$pg/pgctrl"
 	for ((t = 0; t < threads; t++)); do
 		until grep -q '^Result: OK' "$pg/$dev@$t"; do sleep 0.2; done
+		sed -n -E 's/^Result: OK: ([0-9]+)\(.* usec, ([0-9]+) .*/\1 \2/p' \
+			"$pg/$dev@$t"
 		echo rem_device_all > "$pg/kpktgend_$t"
-	done
+	done | awk '{ if ($1 > u) u = $1; n += $2 }
+		    END { print "sent", n; print "usec", u }'
 }
 
 # Stop reasons of the qdisc_dequeue tracepoint, by value (patched kernel).
@@ -132,15 +136,15 @@ deq_stop() {
 	done
 }
 
-# Summary of deq_stop's output on stdin: "dequeues packets pkts/deq
-# bytes/deq max stop", where stop is the most frequent stop reason and its
-# share of the dequeues ("-" where the kernel reports neither).
+# Summary of measure's output on stdin: "dequeues pkts/deq bytes/deq max
+# stop", where stop is the most frequent stop reason and its share of the
+# dequeues ("-" where the kernel reports neither).
 deq_summary() {
 	awk '$1 == "packets" { n += $3; p += $2 * $3; b += $4
 			       if ($2 > max) max = $2 }
 	     $1 == "stop" && $3 > top { top = $3; why = $2 }
 	     END {
-		printf "%d %d %.2f %s %d %s\n", n, p, n ? p / n : 0,
+		printf "%d %.2f %s %d %s\n", n, n ? p / n : 0,
 			b ? sprintf("%.0f", b / n) : "-", max,
 			top ? sprintf("%s:%.0f%%", why, 100 * top / n) : "-"
 	     }'
@@ -164,6 +168,35 @@ tail_writes() {
 
 	[ -f "$log" ] || return 0
 	grep -c -E 'register 0xe[0-3][159d]8,' "$log" || true
+}
+
+# Counters of DEV that measure reports as differences over a run.
+snapshot() {
+	echo "tx_packets $(cat "/sys/class/net/$1/statistics/tx_packets")"
+	echo "requeues $(requeues "$1")"
+	[ -z "$(tail_writes)" ] || echo "tail_writes $(tail_writes)"
+	doorbells "$1" | awk '{ print "doorbells", $1
+				print "xmit_more", $2
+				print "flushes", $3 }'
+}
+
+# measure DEV COUNT THREADS MODE [BURST]: one pktgen run (see pktgen) on
+# tx queue 0 of DEV, and what the stack, the driver and QEMU saw of it,
+# as "KEY VALUE..." lines: pktgen's "sent" and "usec"; the device's
+# "tx_packets", the root qdisc's "requeues", QEMU's "tail_writes" (if
+# logged) and the driver's "doorbells", "xmit_more" and "flushes" (if
+# reported), as differences over the run; then deq_stop's "packets" and
+# "stop" lines.
+measure() {
+	local dev=$1 before
+
+	before=$(snapshot "$dev")
+	deq_start "$dev"
+	pktgen "$dev" "$2" "$3" "$4" "${5:-1}"
+	sleep 1  # transmit completions
+	awk 'NR == FNR { v[$1] = $2; next } { print $1, $2 - v[$1] }' \
+		<(echo "$before") <(snapshot "$dev")
+	deq_stop
 }
 
 # Requeues of the root qdisc of DEV.

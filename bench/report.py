@@ -1,0 +1,237 @@
+#!/usr/bin/python3
+"""Render a benchmark report from the raw results of scripts/bench.sh.
+
+    report.py RESULTS_DIR
+
+Reads RESULTS_DIR/raw/SOURCE-MODE-REP.txt ("SCENARIO KEY VALUE..." lines
+from bench/guest.sh) and RESULTS_DIR/settings, and writes
+RESULTS_DIR/report.md with one PNG per plot next to it. Every figure is
+the median over the runs, with the smallest and largest in brackets.
+"""
+
+import collections
+import pathlib
+import statistics
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+SOURCES = ("base", "qbulk")
+
+
+def load(raw):
+    """runs[source][scenario] = list of per-run dicts, one per rep."""
+    runs = collections.defaultdict(lambda: collections.defaultdict(list))
+    for path in sorted(raw.glob("*.txt")):
+        source = path.name.split("-")[0]
+        per_run = collections.defaultdict(
+            lambda: {"hist": collections.Counter(), "bytes": 0,
+                     "stops": collections.Counter()})
+        for line in path.read_text().splitlines():
+            words = line.split()
+            if len(words) < 3 or words[0] == "kernel":
+                continue
+            run = per_run[words[0]]
+            if words[1] == "packets":
+                run["hist"][int(words[2])] += int(words[3])
+                run["bytes"] += int(words[4])
+            elif words[1] == "stop":
+                run["stops"][words[2]] += int(words[3])
+            else:
+                run[words[1]] = int(words[2])
+        for scenario, run in per_run.items():
+            runs[source][scenario].append(run)
+    return runs
+
+
+def ratio(a, b):
+    return a / b if b else None
+
+
+def metrics(run):
+    """The figures of one run; None where the run has no data for one."""
+    hist = run["hist"]
+    dequeues = sum(hist.values())
+    dequeued = sum(p * n for p, n in hist.items())
+    out = {
+        "tail writes/packet (QEMU)": ratio(run.get("tail_writes", 0),
+                                           run["tx_packets"])
+        if "tail_writes" in run else None,
+        "doorbells/packet (driver)": ratio(
+            run["doorbells"] + run["flushes"],
+            run["doorbells"] + run["xmit_more"])
+        if "doorbells" in run else None,
+        "packets/dequeue": ratio(dequeued, dequeues),
+        "bytes/dequeue": ratio(run["bytes"], dequeues) if run["bytes"]
+        else None,
+        "largest dequeue": max(hist) if hist else None,
+        "share dequeued": ratio(dequeued - run["requeues"],
+                                run["tx_packets"]),
+        "requeues": run["requeues"],
+        "packets/s": ratio(run["sent"] * 1e6, run["usec"]),
+        "guest ns/packet": ratio(run["usec"] * 1e3, run["sent"]),
+    }
+    return out
+
+
+def summary(values):
+    values = [v for v in values if v is not None]
+    if not values:
+        return None, "-"
+    med = statistics.median(values)
+    return med, f"{fmt(med)} [{fmt(min(values))}-{fmt(max(values))}]"
+
+
+def fmt(value):
+    if abs(value) >= 100:
+        return f"{value:.0f}"
+    return f"{value:.3g}"
+
+
+def table(runs, prefix, keys):
+    scenarios = sorted({s for src in SOURCES for s in runs[src]
+                        if s.startswith(prefix)})
+    lines = ["| scenario | figure | base | patched | patched/base |",
+             "|---|---|---|---|---|"]
+    for scenario in scenarios:
+        for key in keys:
+            meds, cells = {}, {}
+            for src in SOURCES:
+                meds[src], cells[src] = summary(
+                    [metrics(r)[key] for r in runs[src].get(scenario, [])])
+            if meds["base"] is None and meds["qbulk"] is None:
+                continue
+            rel = "-"
+            if meds["base"] and meds["qbulk"] is not None:
+                rel = f"{meds['qbulk'] / meds['base']:.3f}"
+            lines.append(f"| {scenario.split('/', 1)[1]} | {key} | "
+                         f"{cells['base']} | {cells['qbulk']} | {rel} |")
+    return "\n".join(lines)
+
+
+def knob_cost(runs):
+    """Patched kernel with bulking disabled against the base kernel."""
+    off = summary([metrics(r)["guest ns/packet"]
+                   for r in runs["qbulk"].get("cost/bulk-off", [])])[0]
+    base = summary([metrics(r)["guest ns/packet"]
+                    for r in runs["base"].get("cost/defaults", [])])[0]
+    if off is None or not base:
+        return "No bulking-disabled run to compare."
+    return (f"Patched with net.core.dequeue_bulk_packets=1 against base: "
+            f"{off / base:.4f} of the base kernel's instructions per "
+            f"packet ({(off / base - 1) * 100:+.2f}%).")
+
+
+def plot_doorbells(runs, out):
+    bursts = [1, 2, 4, 8, 32]
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for src in SOURCES:
+        ys = [summary([metrics(r)["tail writes/packet (QEMU)"]
+                       for r in runs[src].get(f"doorbells/burst-{b}", [])])[0]
+              for b in bursts]
+        ax.plot(bursts, ys, marker="o", label=src)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("pktgen burst")
+    ax.set_ylabel("tail writes per packet (QEMU trace)")
+    ax.set_title("igb doorbells per packet (emulated)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out)
+    plt.close(fig)
+
+
+def plot_distribution(runs, scenario, out):
+    fig, ax = plt.subplots(figsize=(6, 4))
+    width = 0.4
+    for i, src in enumerate(SOURCES):
+        total = collections.Counter()
+        for run in runs[src].get(scenario, []):
+            total.update(run["hist"])
+        packets = sum(p * n for p, n in total.items())
+        if not packets:
+            continue
+        sizes = sorted(total)
+        # share of packets that left in a dequeue of each size
+        ax.bar([s + (i - 0.5) * width for s in sizes],
+               [s * total[s] / packets for s in sizes], width, label=src)
+    ax.set_xlabel("packets per dequeue")
+    ax.set_ylabel("share of dequeued packets")
+    ax.set_title(f"{scenario} (emulated)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out)
+    plt.close(fig)
+
+
+def main():
+    results = pathlib.Path(sys.argv[1])
+    runs = load(results / "raw")
+    settings = (results / "settings").read_text()
+    reps = {src: max((len(v) for v in runs[src].values()), default=0)
+            for src in SOURCES}
+
+    plot_doorbells(runs, results / "doorbells.png")
+    plots = []
+    for scenario in sorted({s for src in SOURCES for s in runs[src]
+                            if s.startswith("bulking/")}):
+        png = f"{scenario.replace('/', '-')}.png"
+        plot_distribution(runs, scenario, results / png)
+        plots.append(f"![{scenario}]({png})")
+
+    report = f"""# qbulk benchmark: base kernel vs patched
+
+Both kernels are built from the same plain fragment and booted the same
+way under QEMU (TCG, no KVM); runs alternate between them. Figures are
+medians with [min-max] over {reps['base']} base and {reps['qbulk']}
+patched runs. The machine is emulated: counts and ratios between the
+kernels carry meaning, absolute rates and times are models, not hardware
+figures.
+
+```
+{settings.strip()}
+```
+
+## Doorbells
+
+igb, pktgen on tx queue 0: bursts straight to the driver (one thread),
+and two threads through the qdisc. Tail writes per packet from QEMU's
+trace of the TDT registers (both NICs; the receiver sends nothing), and
+from the driver's counters where it has them.
+
+{table(runs, "doorbells/", ["tail writes/packet (QEMU)",
+                             "doorbells/packet (driver)", "share dequeued"])}
+
+![doorbells](doorbells.png)
+
+## Bulking
+
+Two pktgen threads through the qdisc on tx queue 0. Share dequeued is the
+part of the packets the device sent that left through a dequeue rather
+than bypassing an empty qdisc.
+
+{table(runs, "bulking/", ["packets/dequeue", "bytes/dequeue",
+                           "largest dequeue", "share dequeued", "requeues",
+                           "packets/s"])}
+
+{chr(10).join(plots)}
+
+## Cost per packet
+
+One pktgen thread through a veth's mq, where neither kernel bulks, under
+QEMU -icount shift=0: guest time counts instructions (one per
+nanosecond), so guest ns per packet is instructions per packet, of all
+vCPUs.
+
+{table(runs, "cost/", ["guest ns/packet", "packets/dequeue"])}
+
+{knob_cost(runs)}
+"""
+    (results / "report.md").write_text(report)
+    print(f"report: {results / 'report.md'}")
+
+
+if __name__ == "__main__":
+    main()

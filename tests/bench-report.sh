@@ -1,0 +1,71 @@
+#!/bin/bash
+# Host test of bench/report.py: render a report from made-up raw results
+# whose figures are known, and check them in the tables.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+mkdir -p "$dir/raw"
+echo "reps 2" > "$dir/settings"
+
+# raw SOURCE MODE REP LINES...: one raw result file
+raw() {
+	local file=$dir/raw/$1-$2-$3.txt
+
+	shift 3
+	printf '%s\n' "kernel test" "$@" > "$file"
+}
+
+for rep in 1 2; do
+	raw base main "$rep" \
+		"doorbells/burst-8 tx_packets 800" \
+		"doorbells/burst-8 requeues 0" \
+		"doorbells/burst-8 tail_writes $((790 + rep * 5))" \
+		"doorbells/burst-8 sent 800" "doorbells/burst-8 usec 1000" \
+		"bulking/igb-mq tx_packets 100" "bulking/igb-mq requeues 0" \
+		"bulking/igb-mq sent 100" "bulking/igb-mq usec 100" \
+		"bulking/igb-mq packets 1 40 0" "bulking/igb-mq packets 20 3 0"
+	raw qbulk main "$rep" \
+		"doorbells/burst-8 tx_packets 800" \
+		"doorbells/burst-8 requeues 0" \
+		"doorbells/burst-8 tail_writes 100" \
+		"doorbells/burst-8 doorbells 100" \
+		"doorbells/burst-8 xmit_more 700" \
+		"doorbells/burst-8 flushes 0" \
+		"doorbells/burst-8 sent 800" "doorbells/burst-8 usec 1000" \
+		"bulking/igb-mq tx_packets 100" "bulking/igb-mq requeues 0" \
+		"bulking/igb-mq sent 100" "bulking/igb-mq usec 50" \
+		"bulking/igb-mq packets 1 40 40000" \
+		"bulking/igb-mq packets 20 3 60000" \
+		"bulking/igb-mq stop bql 43"
+	raw base cost "$rep" "cost/defaults sent 1000" \
+		"cost/defaults usec 1000" "cost/defaults tx_packets 1000" \
+		"cost/defaults requeues 0"
+	raw qbulk cost "$rep" "cost/bulk-off sent 1000" \
+		"cost/bulk-off usec 1005" "cost/bulk-off tx_packets 1000" \
+		"cost/bulk-off requeues 0"
+done
+
+/usr/bin/python3 bench/report.py "$dir" >/dev/null
+
+fail=0
+expect() {
+	if ! grep -qF -- "$1" "$dir/report.md"; then
+		echo "report lacks: $1"
+		fail=1
+	fi
+}
+# burst-8: base 795 and 800 tail writes of 800 packets, patched 100
+expect "| burst-8 | tail writes/packet (QEMU) | 0.997 [0.994-1] | 0.125 [0.125-0.125] | 0.125 |"
+expect "| burst-8 | doorbells/packet (driver) | - | 0.125 [0.125-0.125] | - |"
+# 43 dequeues of 100 packets; 100 kB in the patched kernel's bytes
+expect "| igb-mq | packets/dequeue | 2.33 [2.33-2.33] | 2.33 [2.33-2.33] | 1.000 |"
+expect "| igb-mq | bytes/dequeue | - | 2326 [2326-2326] | - |"
+expect "| igb-mq | largest dequeue | 20 [20-20] | 20 [20-20] | 1.000 |"
+expect "| igb-mq | packets/s | 1000000 [1000000-1000000] | 2000000 [2000000-2000000] | 2.000 |"
+expect "1.0050 of the base kernel's instructions per packet (+0.50%)"
+for png in doorbells.png bulking-igb-mq.png; do
+	[ -s "$dir/$png" ] || { echo "no $png"; fail=1; }
+done
+exit "$fail"
