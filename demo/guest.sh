@@ -35,7 +35,7 @@ row() {
 			printf "%d %s %s\n", v["requeues"],
 				seen["doorbells"] ? ratio(v["doorbells"] + v["flushes"],
 					v["doorbells"] + v["xmit_more"]) : "-",
-				seen["tail_writes"] ?
+				v["tail_writes"] ?
 					ratio(v["tail_writes"], v["tx_packets"]) : "-"
 		}' <<< "$m")"
 	line "$1" "$deq" "$ppd" "$bpd" "$max" "$req" "$stop" "$db" "$tw"

@@ -26,9 +26,9 @@ else
 	cp "$ksft/kselftest-list.txt" "$ksft/selected"
 fi
 
-# run_tests PATTERN: the selected tests whose name matches PATTERN.
+# run_tests GREP_ARGS...: the selected tests that grep -E picks.
 run_tests() {
-	grep -E "$1" "$ksft/selected" > "$ksft/kselftest-list.txt" || return 0
+	grep -E "$@" "$ksft/selected" > "$ksft/kselftest-list.txt" || return 0
 	"$ksft/run_kselftest.sh" 2>&1 | tee -a "$QBULK_OUT/ksft.tap"
 }
 

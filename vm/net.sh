@@ -100,40 +100,37 @@ deq_has_stop() {
 	grep -q 'field:u8 stop;' "$DEQ_EVENT/format"
 }
 
-# Histograms of the dequeues on DEV from the qdisc_dequeue tracepoint:
+# Histogram of the dequeues on DEV from the qdisc_dequeue tracepoint:
 # deq_start DEV, traffic, then deq_stop prints "packets PACKETS COUNT
 # BYTES" lines (BYTES 0 where the event has none) and, where the event
 # has stop reasons, "stop REASON COUNT" lines. Dequeues that found
-# nothing do not count.
+# nothing do not count. (An event keeps one histogram at a time.)
 deq_start() {
-	local filter t vals=hitcount
-
-	filter=" if ifindex == $(cat "/sys/class/net/$1/ifindex") && skbaddr != 0"
-	deq_has_stop && vals+=,bytes
-	DEQ_TRIGGERS=("hist:keys=packets:vals=$vals:sort=packets$filter")
-	deq_has_stop && DEQ_TRIGGERS+=("hist:keys=stop:vals=hitcount$filter")
-	for t in "${DEQ_TRIGGERS[@]}"; do
-		echo "$t" > "$DEQ_EVENT/trigger"
-	done
+	DEQ_TRIGGER="hist:keys=packets:vals=hitcount"
+	deq_has_stop && DEQ_TRIGGER="hist:keys=packets,stop:vals=hitcount,bytes"
+	DEQ_TRIGGER+=" if ifindex == $(cat "/sys/class/net/$1/ifindex")"
+	DEQ_TRIGGER+=" && skbaddr != 0"
+	echo "$DEQ_TRIGGER" > "$DEQ_EVENT/trigger"
 }
 
 deq_stop() {
-	local t
+	local stop=0
 
-	sed -n -E \
-		-e 's/^\{ packets: *([0-9]+) *\} hitcount: *([0-9]+)( +bytes: *([0-9]+))?$/packets \1 \2 0\4/p' \
-		-e 's/^\{ stop: *([0-9]+) *\} hitcount: *([0-9]+)$/stop \1 \2/p' \
-		"$DEQ_EVENT/hist" |
-		while read -r kind a b c; do
-			if [ "$kind" = stop ]; then
-				echo "stop ${DEQ_STOPS[a]} $b"
-			else
-				echo "packets $a $b $((10#$c))"
-			fi
-		done
-	for t in "${DEQ_TRIGGERS[@]}"; do
-		echo "!$t" > "$DEQ_EVENT/trigger"
-	done
+	deq_has_stop && stop=1
+	awk -v stop=$stop -v names="${DEQ_STOPS[*]}" '
+		BEGIN { split(names, name) }
+		/^\{ packets:/ {
+			gsub(/[^0-9]+/, " ")
+			if (!stop) {
+				print "packets", $1, $2, 0
+				next
+			}
+			print "packets", $1, $3, $4
+			why[name[$2 + 1]] += $3
+		}
+		END { for (w in why) print "stop", w, why[w] }
+	' "$DEQ_EVENT/hist"
+	echo "!$DEQ_TRIGGER" > "$DEQ_EVENT/trigger"
 }
 
 # Summary of measure's output on stdin: "dequeues pkts/deq bytes/deq max
