@@ -9,7 +9,7 @@ REPS ?= 5
 NAME ?=
 R ?= $(lastword $(sort $(wildcard results/*)))
 
-.PHONY: demo check bench report setup tree base-tree export build ksft shell clean
+.PHONY: demo check bench report qbulkstat setup tree base-tree export build ksft shell clean
 
 demo: build/setup.stamp
 	bash scripts/demo.sh
@@ -24,6 +24,10 @@ bench: build/setup.stamp
 # Re-render a report from its stored raw results: make report R=results/NAME
 report:
 	/usr/bin/python3 bench/report.py $(R)
+
+# The live bulking viewer: build/qbulkstat IFACE
+qbulkstat: build/setup.stamp
+	$(MAKE) -C tools/qbulkstat OUT=$(CURDIR)/build
 
 setup: build/setup.stamp
 build/setup.stamp: scripts/setup.sh

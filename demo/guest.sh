@@ -98,5 +98,12 @@ done
 tc qdisc replace dev "$DEV" root handle 1: prio
 row "root prio (slow path)"
 budgets "root prio"
+tc qdisc del dev "$DEV" root
+
+printf '\nqbulkstat, the live viewer, one 3-second interval of the mq run:\n\n'
+build/qbulkstat -1 -i 3 "$DEV" &
+sleep 0.5
+pktgen "$DEV" "$COUNT" 2 queue_xmit > /dev/null
+wait %2
 kill %1
 teardown

@@ -75,9 +75,29 @@ else
 	cat "$out/bench-report.log"
 fi
 
+# tap_results PREFIX FILE: one result per "ok"/"not ok" line of FILE
+tap_results() {
+	local line name
+
+	while read -r line; do
+		name=${line#*ok [0-9]* - }
+		case $line in
+		"not ok "*) result fail "$1: $name" ;;
+		*"# SKIP"*) result skip "$1: $name" ;;
+		*) result pass "$1: $name" ;;
+		esac
+	done < <(grep -E '^(not )?ok [0-9]+ - ' "$2" 2>/dev/null)
+}
+
+make -s -C tools/qbulkstat OUT="$PWD/$out" test > "$out/qbulkstat-unit.tap" 2>&1
+tap_results "qbulkstat unit" "$out/qbulkstat-unit.tap"
+grep -q '^1\.\.' "$out/qbulkstat-unit.tap" ||
+	result fail "qbulkstat unit" "see $out/qbulkstat-unit.tap"
+
 # 2. The debug kernel, booted.
 step "build the debug kernel" bash scripts/build.sh debug qbulk
 step "install the kselftests" bash scripts/ksft.sh
+step "build qbulkstat" make -s -C tools/qbulkstat OUT="$PWD/$BUILD"
 echo "== boot and test"
 bash scripts/vm.sh -o "$out/vm" -- bash tests/guest.sh "$@"
 echo "guest exit code: $?"
@@ -110,6 +130,10 @@ while read -r line; do
 done < <(grep -E '^(not )?ok [0-9]+ selftests: ' "$out/vm/ksft.tap" 2>/dev/null)
 [ $# -gt 0 ] || [ "$ran" = "$want" ] ||
 	result fail "kselftest" "$ran of $want tests reported a result"
+
+tap_results "qbulkstat in the VM" "$out/vm/tools.tap"
+[ $# -gt 0 ] || grep -q '^1\.\.' "$out/vm/tools.tap" 2>/dev/null ||
+	result fail "qbulkstat in the VM" "no results"
 
 splat='WARNING:|BUG:|Oops|Kernel panic|KASAN|UBSAN|general protection'
 splat+='|possible (circular|recursive) locking|inconsistent lock state'

@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 
 bash scripts/tree.sh
 bash scripts/build.sh plain qbulk
+make -s -C tools/qbulkstat OUT="$PWD/$BUILD"
 out=$BUILD/demo
 mkdir -p "$out"
 rm -f "$out/qemu-trace.log"

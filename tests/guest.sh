@@ -2,7 +2,8 @@
 # Runs inside the test VM (scripts/vm.sh): the kselftests installed in
 # build/ksft through the kselftest runner, then a kmemleak scan. Writes
 # ksft.tap and kmemleak into $QBULK_OUT.
-#   guest.sh [-t COLLECTION:TEST]...   only these tests
+#   guest.sh [-t COLLECTION:TEST]...   only these tests (tools:qbulkstat
+#                                      for tests/qbulkstat-guest.sh)
 set -u
 
 kmemleak=/sys/kernel/debug/kmemleak
@@ -16,7 +17,9 @@ PEER_NETIF=$(dev_by_mac 52:54:00:00:00:02)
 # The host root is read-only: run from a writable copy.
 ksft=/tmp/ksft
 cp -a build/ksft "$ksft"
+all=yes
 if [ $# -gt 0 ]; then
+	all=
 	while [ $# -gt 0 ]; do
 		[ "$1" = -t ] && shift
 		echo "$1"
@@ -67,6 +70,11 @@ if grep -q '^drivers/net/hw:' "$ksft/selected"; then
 	run_tests '^drivers/net/hw:'
 	ip netns del "$remote_ns"
 	ip addr del 192.0.2.1/24 dev "$NETIF"
+fi
+
+# The project's own tool against this kernel, last: it turns IPv6 off.
+if [ -n "$all" ] || grep -qx 'tools:qbulkstat' "$ksft/selected"; then
+	bash tests/qbulkstat-guest.sh > "$QBULK_OUT/tools.tap"
 fi
 
 if [ -w "$kmemleak" ]; then

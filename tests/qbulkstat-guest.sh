@@ -1,0 +1,62 @@
+#!/bin/bash
+# Runs inside the test VM: qbulkstat (tools/qbulkstat) against the kernel
+# under test, on the first igb NIC under pktgen load. Prints TAP lines.
+set -u
+. vm/net.sh
+
+tool=$PWD/build/qbulkstat
+out=/tmp/qbulkstat.out
+n=0
+
+check() { # check DESCRIPTION COMMAND...
+	n=$((n + 1))
+	if "${@:2}"; then
+		echo "ok $n - qbulkstat: $1"
+	else
+		echo "not ok $n - qbulkstat: $1"
+	fi
+}
+
+# value KEY: a "KEY VALUE" line of the one-shot output
+value() {
+	awk -v k="$1" '$1 == k { print $2 }' "$out"
+}
+
+# No IPv6 chatter (router solicitations) among the packets counted.
+sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+setup_igb
+# Up to three runs: whether the load builds a backlog depends on scheduling.
+for _ in 1 2 3; do
+	"$tool" -1 -p -i 4 "$DEV" > "$out" 2> /tmp/qbulkstat.err &
+	pid=$!
+	sleep 0.5
+	pktgen "$DEV" 2000 2 queue_xmit > /dev/null
+	wait "$pid"
+	[ "$(value xmit_more)" != 0 ] && break
+done
+cat "$out" >&2
+
+check "one-shot run exits 0" test -s "$out"
+check "dequeues seen" test "$(value dequeues)" -gt 0
+check "packets split into the buckets" test "$(awk '
+	$1 == "packets_per_dequeue" { s += $3 } END { print s + 0 }' "$out")" \
+	= "$(value dequeues)"
+check "stop reasons add up to the dequeues" test "$(awk '
+	$1 == "stop" { s += $3 } END { print s + 0 }' "$out")" \
+	= "$(value dequeues)"
+# pktgen sends 1000-byte frames
+check "1000 bytes per packet" test "$(value bytes)" \
+	= "$(($(value packets) * 1000))"
+check "doorbells counted" test "$(value doorbells)" -gt 0
+check "some doorbells saved" test "$(value xmit_more)" -gt 0
+# The histogram trigger is gone after the run
+check "trigger removed" bash -c "! grep -q '^hist' $DEQ_EVENT/trigger"
+
+"$tool" -1 nosuchif > /dev/null 2> /tmp/qbulkstat.err
+check "unknown interface fails" test $? = 1
+check "unknown interface named" grep -q "no interface nosuchif" /tmp/qbulkstat.err
+setpriv --reuid=65534 --regid=65534 --clear-groups \
+	"$tool" -1 "$DEV" > /dev/null 2> /tmp/qbulkstat.err
+check "non-root told to run as root" grep -q "run as root" /tmp/qbulkstat.err
+teardown
+echo "1..$n"
