@@ -70,6 +70,11 @@ if grep -q '^drivers/net/hw:' "$ksft/selected"; then
 	run_tests '^drivers/net/hw:'
 	ip netns del "$remote_ns"
 	ip addr del 192.0.2.1/24 dev "$NETIF"
+	# The partner comes back to this namespace once the old one is gone.
+	for _ in $(seq 100); do
+		dev_by_mac 52:54:00:00:00:02 >/dev/null && break
+		sleep 0.1
+	done
 fi
 
 # The project's own tool against this kernel, last: it turns IPv6 off.

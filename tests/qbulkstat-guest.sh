@@ -24,7 +24,11 @@ value() {
 
 # No IPv6 chatter (router solicitations) among the packets counted.
 sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-setup_igb
+if ! setup_igb; then
+	echo "not ok 1 - qbulkstat: no igb pair to test on"
+	echo "1..1"
+	exit 0
+fi
 # Up to three runs: whether the load builds a backlog depends on scheduling.
 for _ in 1 2 3; do
 	"$tool" -1 -p -i 4 "$DEV" > "$out" 2> /tmp/qbulkstat.err &

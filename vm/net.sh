@@ -57,6 +57,23 @@ teardown() {
 	ip link del qb0 2>/dev/null || true
 }
 
+# pktgen_add THREAD DEV: give DEV to pktgen thread THREAD. The thread
+# drops its old devices in its own time, and DEV cannot be added while
+# another thread still has it: retry for a while.
+pktgen_add() {
+	local pg=/proc/net/pktgen
+
+	echo rem_device_all > "$pg/kpktgend_$1"
+	for _ in $(seq 100); do
+		echo "add_device $2" 2>/dev/null > "$pg/kpktgend_$1"
+		[ -e "$pg/$2" ] && return 0
+		sleep 0.1
+	done
+	echo "pktgen: thread $1 does not take $2:" >&2
+	cat "$pg/kpktgend_$1" "$pg/pgctrl" >&2
+	return 1
+}
+
 # pktgen DEV COUNT THREADS MODE [BURST [SIZE]]: COUNT packets per thread
 # to the peer, all threads on tx queue 0. MODE is queue_xmit (through the
 # qdisc) or start_xmit (straight to the driver). Prints "sent N" (packets
@@ -67,8 +84,7 @@ pktgen() {
 
 	mac=$(ip -n "$PEER_NS" -br link | awk '$1 != "lo" { print $3; exit }')
 	for ((t = 0; t < threads; t++)); do
-		echo rem_device_all > "$pg/kpktgend_$t"
-		echo "add_device $dev@$t" > "$pg/kpktgend_$t"
+		pktgen_add "$t" "$dev@$t" || return 1
 		{
 			echo "count $count"
 			echo "pkt_size $size"
@@ -84,7 +100,10 @@ pktgen() {
 	# 'start' returns early if a thread is slow to pick the run up.
 	echo start > "$pg/pgctrl"
 	for ((t = 0; t < threads; t++)); do
-		until grep -q '^Result: OK' "$pg/$dev@$t"; do sleep 0.2; done
+		for _ in $(seq 3000); do
+			grep -q '^Result: OK' "$pg/$dev@$t" && break
+			sleep 0.2
+		done
 		sed -n -E 's/^Result: OK: ([0-9]+)\(.* usec, ([0-9]+) .*/\1 \2/p' \
 			"$pg/$dev@$t"
 		echo rem_device_all > "$pg/kpktgend_$t"
