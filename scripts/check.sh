@@ -101,6 +101,14 @@ step "build qbulkstat" make -s -C tools/qbulkstat OUT="$PWD/$BUILD"
 echo "== boot and test"
 bash scripts/vm.sh -o "$out/vm" -- bash tests/guest.sh "$@"
 echo "guest exit code: $?"
+# A second boot for the test that needs DMA mappings to fail.
+dma_test=drivers/net/hw:tx_doorbell_dma.py
+if [ $# -eq 0 ] || [[ " $* " == *" $dma_test "* ]]; then
+	echo "== boot with a small bounce buffer pool and test"
+	QBULK_APPEND="swiotlb=512,force" bash scripts/vm.sh -o "$out/vm-swiotlb" \
+		-- bash tests/guest.sh -t "$dma_test"
+	echo "guest exit code: $?"
+fi
 
 # 3. Results. KUnit suites print KTAP in the kernel log at boot.
 /usr/bin/python3 "$TREE/tools/testing/kunit/kunit.py" parse \
@@ -116,20 +124,32 @@ while read -r status name; do
 done < "$out/kunit.cases"
 [ -s "$out/kunit.cases" ] || result fail "kunit" "no KTAP in the kernel log"
 
+# ksft_results TAP: one result per kselftest in a runner's TAP output
+ksft_results() {
+	local line name
+
+	while read -r line; do
+		name=${line#*selftests: }
+		name=${name%% #*}
+		ran=$((ran + 1))
+		case $line in
+		"not ok "*) result fail "kselftest: $name" ;;
+		*"# SKIP"*) result skip "kselftest: $name" ;;
+		*) result pass "kselftest: $name" ;;
+		esac
+	done < <(grep -E '^(not )?ok [0-9]+ selftests: ' "$1" 2>/dev/null)
+}
+
 want=$(grep -c . "$BUILD/ksft/kselftest-list.txt")
 ran=0
-while read -r line; do
-	name=${line#*selftests: }
-	name=${name%% #*}
-	ran=$((ran + 1))
-	case $line in
-	"not ok "*) result fail "kselftest: $name" ;;
-	*"# SKIP"*) result skip "kselftest: $name" ;;
-	*) result pass "kselftest: $name" ;;
-	esac
-done < <(grep -E '^(not )?ok [0-9]+ selftests: ' "$out/vm/ksft.tap" 2>/dev/null)
+ksft_results "$out/vm/ksft.tap"
 [ $# -gt 0 ] || [ "$ran" = "$want" ] ||
 	result fail "kselftest" "$ran of $want tests reported a result"
+if [ -d "$out/vm-swiotlb" ]; then
+	ran=0
+	ksft_results "$out/vm-swiotlb/ksft.tap"
+	[ "$ran" = 1 ] || result fail "kselftest: $dma_test" "no result"
+fi
 
 tap_results "qbulkstat in the VM" "$out/vm/tools.tap"
 [ $# -gt 0 ] || grep -q '^1\.\.' "$out/vm/tools.tap" 2>/dev/null ||
@@ -139,19 +159,22 @@ splat='WARNING:|BUG:|Oops|Kernel panic|KASAN|UBSAN|general protection'
 splat+='|possible (circular|recursive) locking|inconsistent lock state'
 splat+='|suspicious RCU usage|NETDEV WATCHDOG|INFO: task .* blocked'
 splat+='|rcu: .*self-detected stall'
-if grep -E "$splat" "$out/vm/dmesg" "$out/vm/console.log" > "$out/splats" 2>&1
-then
-	result fail "guest log" "kernel splat, see $out/vm/dmesg"
-	head -20 "$out/splats"
-elif [ ! -f "$out/vm/dmesg" ]; then
-	result fail "guest log" "no kernel log saved"
-else
-	result pass "guest log"
-fi
-if [ -s "$out/vm/kmemleak" ]; then
-	result fail "kmemleak" "see $out/vm/kmemleak"
-	head -20 "$out/vm/kmemleak"
-else
-	result pass "kmemleak"
-fi
+for vm in "$out"/vm*/; do
+	vm=${vm%/}
+	if grep -E "$splat" "$vm/dmesg" "$vm/console.log" > "$vm/splats" 2>&1
+	then
+		result fail "guest log: ${vm##*/}" "kernel splat, see $vm/dmesg"
+		head -20 "$vm/splats"
+	elif [ ! -f "$vm/dmesg" ]; then
+		result fail "guest log: ${vm##*/}" "no kernel log saved"
+	else
+		result pass "guest log: ${vm##*/}"
+	fi
+	if [ -s "$vm/kmemleak" ]; then
+		result fail "kmemleak: ${vm##*/}" "see $vm/kmemleak"
+		head -20 "$vm/kmemleak"
+	else
+		result pass "kmemleak: ${vm##*/}"
+	fi
+done
 finish

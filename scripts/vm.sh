@@ -5,7 +5,7 @@
 #   vm.sh [-k BZIMAGE] -i                                  interactive shell
 # The guest sees OUTDIR read-write at $QBULK_OUT; the console goes to
 # OUTDIR/console.log and the kernel log to OUTDIR/dmesg. Extra QEMU options
-# come from $QBULK_QEMU_OPTS.
+# come from $QBULK_QEMU_OPTS, extra kernel parameters from $QBULK_APPEND.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -36,6 +36,7 @@ append="console=ttyS0 loglevel=4 log_buf_len=8M panic=-1 ro"
 append+=" root=hostroot rootfstype=9p"
 append+=" rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose"
 append+=" init=$PWD/vm/init.sh QBULK_DIR=$PWD QBULK_SHELL=$interactive"
+append+=" ${QBULK_APPEND:-}"
 
 # QBULK_ICOUNT=1: guest time counts instructions (one per nanosecond),
 # which needs single-threaded TCG.
