@@ -57,13 +57,17 @@ teardown() {
 	ip link del qb0 2>/dev/null || true
 }
 
-# pktgen_add THREAD DEV: give DEV to pktgen thread THREAD. The thread
-# drops its old devices in its own time, and DEV cannot be added while
-# another thread still has it: retry for a while.
+# pktgen_add THREAD DEV: give DEV to pktgen thread THREAD, and it alone.
+# The thread drops its old devices in its own time, and would drop DEV
+# too if it were added before that: wait until they are gone.
 pktgen_add() {
 	local pg=/proc/net/pktgen
 
 	echo rem_device_all > "$pg/kpktgend_$1"
+	for _ in $(seq 100); do
+		grep -q '@' "$pg/kpktgend_$1" || break
+		sleep 0.1
+	done
 	for _ in $(seq 100); do
 		echo "add_device $2" 2>/dev/null > "$pg/kpktgend_$1"
 		[ -e "$pg/$2" ] && return 0
