@@ -57,25 +57,27 @@ teardown() {
 	ip link del qb0 2>/dev/null || true
 }
 
-# pktgen_add THREAD DEV: give DEV to pktgen thread THREAD, and it alone.
-# The thread drops its old devices in its own time, and would drop DEV
-# too if it were added before that: wait until they are gone.
-pktgen_add() {
-	local pg=/proc/net/pktgen
+# pktgen_clear THREAD: take all devices from pktgen thread THREAD. The
+# thread acts on the request in its own time, and would also drop a device
+# added before it did: wait until it has. No request without devices, as
+# nothing would show that it was done.
+pktgen_clear() {
+	local ctl=/proc/net/pktgen/kpktgend_$1
 
-	echo rem_device_all > "$pg/kpktgend_$1"
+	grep -q '@' "$ctl" || return 0
+	echo rem_device_all > "$ctl"
 	for _ in $(seq 100); do
-		grep -q '@' "$pg/kpktgend_$1" || break
+		grep -q '@' "$ctl" || return 0
 		sleep 0.1
 	done
-	for _ in $(seq 100); do
-		echo "add_device $2" 2>/dev/null > "$pg/kpktgend_$1"
-		[ -e "$pg/$2" ] && return 0
-		sleep 0.1
-	done
-	echo "pktgen: thread $1 does not take $2:" >&2
-	cat "$pg/kpktgend_$1" "$pg/pgctrl" >&2
+	echo "pktgen: thread $1 keeps its devices" >&2
 	return 1
+}
+
+# pktgen_add THREAD DEV: give DEV to pktgen thread THREAD, and it alone.
+pktgen_add() {
+	pktgen_clear "$1" || return 1
+	echo "add_device $2" > "/proc/net/pktgen/kpktgend_$1"
 }
 
 # pktgen DEV COUNT THREADS MODE [BURST [SIZE]]: COUNT packets per thread
@@ -110,7 +112,7 @@ pktgen() {
 		done
 		sed -n -E 's/^Result: OK: ([0-9]+)\(.* usec, ([0-9]+) .*/\1 \2/p' \
 			"$pg/$dev@$t"
-		echo rem_device_all > "$pg/kpktgend_$t"
+		pktgen_clear "$t"
 	done | awk '{ if ($1 > u) u = $1; n += $2 }
 		    END { print "sent", n; print "usec", u }'
 }
