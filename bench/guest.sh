@@ -16,7 +16,7 @@ run() {
 	local name=$1
 
 	shift
-	measure "$DEV" "$COUNT" "$@" | sed "s/^/$name /"
+	measure "$DEV" "$COUNT" "$@" | awk -v n="$name" '{ print n, $0 }'
 }
 
 main() {
