@@ -29,6 +29,11 @@ else
 	cp "$ksft/kselftest-list.txt" "$ksft/selected"
 fi
 
+# tx_doorbell_dma.py needs a boot that forces bounce buffers (make check
+# boots a second time for it); in any other boot it could only skip.
+grep -q 'swiotlb=[0-9]*,force' /proc/cmdline ||
+	sed -i '\|^drivers/net/hw:tx_doorbell_dma.py$|d' "$ksft/selected"
+
 # run_tests GREP_ARGS...: the selected tests that grep -E picks.
 run_tests() {
 	grep -E "$@" "$ksft/selected" > "$ksft/kselftest-list.txt" || return 0
