@@ -167,6 +167,9 @@ def plot_distribution(runs, scenario, out):
 
 
 def main():
+    if len(sys.argv) != 2 or not (pathlib.Path(sys.argv[1]) / "raw").is_dir():
+        sys.exit("usage: report.py RESULTS_DIR (from make bench; it holds "
+                 "raw/ and settings)")
     results = pathlib.Path(sys.argv[1])
     runs = load(results / "raw")
     settings = (results / "settings").read_text()

@@ -55,6 +55,9 @@ setup_veth() {
 teardown() {
 	ip netns del "$PEER_NS" 2>/dev/null || true
 	ip link del qb0 2>/dev/null || true
+	# An address left on an igb NIC would take the route of the next pair.
+	[ -n "${DEV:-}" ] && ip addr del "$LOCAL_IP/24" dev "$DEV" 2>/dev/null
+	return 0
 }
 
 # pktgen_clear THREAD: take all devices from pktgen thread THREAD. The
