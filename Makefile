@@ -22,6 +22,7 @@ bench: build/setup.stamp
 	bash scripts/bench.sh $(REPS) $(NAME)
 
 # Re-render a report from its stored raw results: make report R=results/NAME
+R ?= $(patsubst %/raw,%,$(lastword $(sort $(wildcard results/*/raw))))
 report:
 	/usr/bin/python3 bench/report.py $(R)
 
