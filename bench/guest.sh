@@ -4,12 +4,15 @@
 # lines (see measure in vm/net.sh). Emulated machine: the counts and the
 # ratios between kernels mean something, the absolute rates do not.
 #   guest.sh main   doorbells and bulking
-#   guest.sh cost   cost per packet, for a boot with -icount
+#   guest.sh cost   cost per packet, head-of-line blocking and low-rate
+#                   latency, for a boot with -icount
 set -eu
 . vm/net.sh
 
 COUNT=${QBULK_BENCH_COUNT:-5000}
 KNOB=/proc/sys/net/core/dequeue_bulk_packets
+BYTES_KNOB=/proc/sys/net/core/dequeue_bulk_bytes
+HOL_COUNT=${QBULK_BENCH_HOL_COUNT:-20000}
 
 # run SCENARIO MEASURE_ARGS...: one measured run, lines tagged SCENARIO
 run() {
@@ -54,6 +57,72 @@ cost() {
 		run "cost/bulk-off" 1 queue_xmit
 		echo 0 > "$KNOB"
 	fi
+	teardown
+	hol
+	lowrate
+}
+
+# hol_run NAME: pings in prio's high band while one pktgen thread floods
+# the low band; prints the round trips ("rtt MS" lines) and the dequeues.
+hol_run() {
+	local name=$1 pg
+
+	deq_start "$DEV"
+	pktgen "$DEV" "$HOL_COUNT" 1 queue_xmit 1 1000 2 > /dev/null &
+	pg=$!
+	sleep 0.2
+	# TOS 0x10 (low delay) gives skb priority 6: prio's band 0.
+	ping -n -Q 0x10 -i 0.01 -W 1 "$PEER_IP" > "$QBULK_OUT/ping.txt" &
+	wait "$pg"
+	kill %ping 2>/dev/null || true
+	wait
+	sed -n -E "s/.*time=([0-9.]+) ms/$name rtt \1/p" "$QBULK_OUT/ping.txt"
+	deq_stop | awk -v n="$name" '{ print n, $0 }'
+}
+
+# Head-of-line blocking: one igb tx queue, prio as the root qdisc and the
+# low band held by netem, so that it always has a backlog (the emulated
+# NIC drains too fast to build one). Every packet budget, then byte
+# budgets, on a kernel that has them.
+hol() {
+	local b
+
+	setup_igb
+	ethtool -L "$DEV" combined 1
+	wait_peer
+	tc qdisc replace dev "$DEV" root handle 1: prio
+	tc qdisc add dev "$DEV" parent 1:3 netem delay 10ms limit 100000
+	hol_run hol/default
+	if [ -e "$KNOB" ]; then
+		for b in 1 4 7 8 16 64; do
+			echo "$b" > "$KNOB"
+			hol_run "hol/packets-$b"
+		done
+		echo 0 > "$KNOB"
+		for b in 1500 3000 6000 12000; do
+			echo "$b" > "$BYTES_KNOB"
+			hol_run "hol/bytes-$b"
+		done
+		echo 0 > "$BYTES_KNOB"
+	fi
+	tc qdisc del dev "$DEV" root
+	teardown
+}
+
+# UDP request/response across the igb pair at low rates: bulking must not
+# cost the idle path anything.
+lowrate() {
+	local rate
+
+	setup_igb
+	ip netns exec "$PEER_NS" python3 bench/udp_rr.py server 7 &
+	sleep 1
+	for rate in 10 100 1000 10000; do
+		python3 bench/udp_rr.py client "$PEER_IP" 7 "$rate" \
+			$((rate < 200 ? 20 : 500)) |
+			awk -v n="lowrate/$rate" '{ print n, $0 }'
+	done
+	kill %1
 	teardown
 }
 

@@ -44,7 +44,14 @@ for rep in 1 2; do
 		"cost/defaults requeues 0"
 	raw qbulk cost "$rep" "cost/bulk-off sent 1000" \
 		"cost/bulk-off usec 1005" "cost/bulk-off tx_packets 1000" \
-		"cost/bulk-off requeues 0"
+		"cost/bulk-off requeues 0" \
+		"hol/packets-4 packets 1 10 10000" \
+		"hol/packets-4 packets 4 5 20000" \
+		"hol/packets-4 rtt 0.5" "hol/packets-4 rtt $rep.5" \
+		"hol/packets-4 rtt 3" \
+		"lowrate/100 requests 20" "lowrate/100 lost 0" \
+		"lowrate/100 p50_ns $((rep * 100000))" \
+		"lowrate/100 p99_ns 300000" "lowrate/100 max_ns 400000"
 done
 
 /usr/bin/python3 bench/report.py "$dir" >/dev/null
@@ -65,6 +72,15 @@ expect "| igb-mq | bytes/dequeue | - | 2326 [2326-2326] | - |"
 expect "| igb-mq | largest dequeue | 20 [20-20] | 20 [20-20] | 1.000 |"
 expect "| igb-mq | packets/s | 1000000 [1000000-1000000] | 2000000 [2000000-2000000] | 2.000 |"
 expect "1.0050 of the base kernel's instructions per packet (+0.50%)"
+# hol: the largest dequeue, 4 packets, is 4000 bytes: 0.32 ms at 100 Mbit/s;
+# the median round trip is 1.5 and 2.5 ms in the two runs
+expect "| packets-4 | largest dequeue bytes | - | 4000 [4000-4000] | - |"
+expect "| packets-4 | its wire time at 100 Mbit/s (ms) | - | 0.32 [0.32-0.32] | - |"
+expect "| packets-4 | its wire time at 1 Gbit/s (ms) | - | 0.032 [0.032-0.032] | - |"
+expect "| packets-4 | ping rtt median (guest ms) | - | 2 [1.5-2.5] | - |"
+expect "| packets-4 | ping rtt max (guest ms) | - | 3 [3-3] | - |"
+expect "| 100 | rtt p50 (guest us) | - | 150 [100-200] | - |"
+expect "| 100 | lost | - | 0 [0-0] | - |"
 for png in doorbells.png bulking-igb-mq.png; do
 	[ -s "$dir/$png" ] || { echo "no $png"; fail=1; }
 done

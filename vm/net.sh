@@ -32,11 +32,16 @@ setup_pair() {
 	ip -n "$PEER_NS" addr add "$PEER_IP/24" dev "$peer"
 	ip link set "$dev" up
 	ip -n "$PEER_NS" link set "$peer" up
+	wait_peer
+}
+
+# wait_peer: until the peer answers a ping (for up to about 60 s).
+wait_peer() {
 	for _ in $(seq 50); do
 		ping -q -c 1 -W 1 "$PEER_IP" >/dev/null 2>&1 && return 0
 		sleep 0.2
 	done
-	echo "no link between $dev and $peer" >&2
+	echo "no answer from $PEER_IP" >&2
 	return 1
 }
 
@@ -83,12 +88,14 @@ pktgen_add() {
 	echo "add_device $2" > "/proc/net/pktgen/kpktgend_$1"
 }
 
-# pktgen DEV COUNT THREADS MODE [BURST [SIZE]]: COUNT packets per thread
-# to the peer, all threads on tx queue 0. MODE is queue_xmit (through the
-# qdisc) or start_xmit (straight to the driver). Prints "sent N" (packets
-# of all threads) and "usec N" (the longest thread's run).
+# pktgen DEV COUNT THREADS MODE [BURST [SIZE [PRIORITY]]]: COUNT packets
+# per thread to the peer, all threads on tx queue 0, with skb priority
+# PRIORITY. MODE is queue_xmit (through the qdisc) or start_xmit (straight
+# to the driver). Prints "sent N" (packets of all threads) and "usec N"
+# (the longest thread's run).
 pktgen() {
 	local dev=$1 count=$2 threads=$3 mode=$4 burst=${5:-1} size=${6:-1000}
+	local prio=${7:-0}
 	local mac t pg=/proc/net/pktgen
 
 	mac=$(ip -n "$PEER_NS" -br link | awk '$1 != "lo" { print $3; exit }')
@@ -104,6 +111,7 @@ pktgen() {
 			echo "dst $PEER_IP"
 			echo "dst_mac $mac"
 			echo "delay 0"
+			echo "skb_priority $prio"
 		} | while read -r cmd; do echo "$cmd" > "$pg/$dev@$t"; done
 	done
 	# 'start' returns early if a thread is slow to pick the run up.
