@@ -76,7 +76,7 @@ hol_run() {
 	wait "$pg"
 	kill %ping 2>/dev/null || true
 	wait
-	sed -n -E "s/.*time=([0-9.]+) ms/$name rtt \1/p" "$QBULK_OUT/ping.txt"
+	sed -n -E "s|.*time=([0-9.]+) ms|$name rtt \1|p" "$QBULK_OUT/ping.txt"
 	deq_stop | awk -v n="$name" '{ print n, $0 }'
 }
 
