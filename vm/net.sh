@@ -61,8 +61,9 @@ teardown() {
 	ip netns del "$PEER_NS" 2>/dev/null || true
 	ip link del qb0 2>/dev/null || true
 	# An address left on an igb NIC would take the route of the next pair.
-	[ -n "${DEV:-}" ] && ip addr del "$LOCAL_IP/24" dev "$DEV" 2>/dev/null
-	return 0
+	if [ -n "${DEV:-}" ]; then
+		ip addr del "$LOCAL_IP/24" dev "$DEV" 2>/dev/null || true
+	fi
 }
 
 # pktgen_clear THREAD: take all devices from pktgen thread THREAD. The
