@@ -42,6 +42,17 @@ main() {
 	tc qdisc replace dev "$DEV" root handle 1: prio
 	run "bulking/veth-prio" 2 queue_xmit
 	teardown
+
+	# The peer receives in NAPI: GRO on there, TSO off here. Its ring is
+	# where the base kernel keeps the backlog; veth BQL keeps it in the
+	# qdisc.
+	setup_veth_napi
+	tc qdisc replace dev "$DEV" root mq
+	run "bulking/veth-napi-mq" 2 queue_xmit
+	tc qdisc replace dev "$DEV" root handle 1: prio
+	run "bulking/veth-napi-prio" 2 queue_xmit
+	hol_run hol-veth/prio
+	teardown
 }
 
 # One thread through a veth's mq, where neither kernel bulks (veth has no

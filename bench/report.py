@@ -272,6 +272,19 @@ hardware latency. The base kernel has no budgets: only its defaults run.
                        "ping rtt median (guest ms)",
                        "ping rtt max (guest ms)"])}
 
+## Head-of-line blocking on veth
+
+The same ping and flood through prio on a veth whose peer receives in
+NAPI (GRO on), without netem: on the base kernel the backlog waits in the
+peer's ring (up to 256 packets) where prio cannot reorder it; with veth
+BQL it waits in the qdisc. Not under -icount (the flood needs the two
+vCPUs in parallel), so the times are guest wall-clock under TCG: a
+model, noisier than the -icount figures.
+
+{table(runs, "hol-veth/", ["packets/dequeue", "largest dequeue",
+                            "ping rtt median (guest ms)",
+                            "ping rtt max (guest ms)"])}
+
 ## Low rate
 
 UDP request/response (64 bytes, one outstanding) across the igb pair at

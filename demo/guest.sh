@@ -74,13 +74,22 @@ of the register, per packet the device sent. A dash: not reported.
 EOF
 
 setup_veth
-header "veth (no BQL)"
+header "veth, peer without NAPI (no BQL)"
 tc qdisc replace dev "$DEV" root handle 1: prio
 row "root prio (slow path)"
 budgets "root prio"
 tc qdisc del dev "$DEV" root
 tc qdisc add dev "$DEV" root mq
 row "mq + pfifo_fast (BQL path)"
+teardown
+
+setup_veth_napi
+header "veth, peer in NAPI (GRO on): BQL where the kernel has veth BQL"
+tc qdisc add dev "$DEV" root mq
+row "mq + pfifo_fast (BQL path)"
+budgets "mq"
+tc qdisc replace dev "$DEV" root handle 1: prio
+row "root prio (slow path)"
 teardown
 
 setup_igb

@@ -57,6 +57,14 @@ setup_veth() {
 	setup_pair qb0 qb1
 }
 
+# setup_veth_napi: a veth pair whose peer receives in NAPI (GRO on there,
+# TSO off here), where a kernel with veth BQL charges it.
+setup_veth_napi() {
+	setup_veth
+	ethtool -K qb0 tso off
+	ip netns exec "$PEER_NS" ethtool -K qb1 gro on
+}
+
 teardown() {
 	ip netns del "$PEER_NS" 2>/dev/null || true
 	ip link del qb0 2>/dev/null || true
