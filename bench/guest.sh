@@ -23,6 +23,8 @@ run() {
 }
 
 main() {
+	local bql
+
 	setup_igb
 	# A sink on the far end, so that it sends no ICMP errors back.
 	ip netns exec "$PEER_NS" socat -u UDP4-RECV:9 /dev/null &
@@ -52,6 +54,13 @@ main() {
 	tc qdisc replace dev "$DEV" root handle 1: prio
 	run "bulking/veth-napi-prio" 2 queue_xmit
 	hol_run hol-veth/prio
+	# An operator's bound on the bytes veth BQL lets into the ring of
+	# queue 0, where the flood goes.
+	bql=/sys/class/net/$DEV/queues/tx-0/byte_queue_limits
+	if [ -e "$bql/limit_max" ]; then
+		echo 15000 > "$bql/limit_max"
+		hol_run hol-veth/prio-limit-max-15000
+	fi
 	teardown
 }
 

@@ -277,7 +277,8 @@ hardware latency. The base kernel has no budgets: only its defaults run.
 The same ping and flood through prio on a veth whose peer receives in
 NAPI (GRO on), without netem: on the base kernel the backlog waits in the
 peer's ring (up to 256 packets) where prio cannot reorder it; with veth
-BQL it waits in the qdisc. Not under -icount (the flood needs the two
+BQL it waits in the qdisc, and a second run bounds what BQL lets into
+the ring with byte_queue_limits/limit_max (patched kernel only). Not under -icount (the flood needs the two
 vCPUs in parallel), so the times are guest wall-clock under TCG: a
 model, noisier than the -icount figures.
 
