@@ -53,13 +53,16 @@ main() {
 	run "bulking/veth-napi-mq" 2 queue_xmit
 	tc qdisc replace dev "$DEV" root handle 1: prio
 	run "bulking/veth-napi-prio" 2 queue_xmit
-	hol_run hol-veth/prio
+	# Two flood threads and the peer's poll in a thread of its own: the
+	# peer's ring fills up, as it does not with one thread.
+	ip netns exec "$PEER_NS" sh -c "echo 1 > /sys/class/net/qb1/threaded"
+	hol_run hol-veth/prio 2
 	# An operator's bound on the bytes veth BQL lets into the ring of
 	# queue 0, where the flood goes.
 	bql=/sys/class/net/$DEV/queues/tx-0/byte_queue_limits
 	if [ -e "$bql/limit_max" ]; then
 		echo 15000 > "$bql/limit_max"
-		hol_run hol-veth/prio-limit-max-15000
+		hol_run hol-veth/prio-limit-max-15000 2
 	fi
 	teardown
 }
@@ -82,13 +85,14 @@ cost() {
 	lowrate
 }
 
-# hol_run NAME: pings in prio's high band while one pktgen thread floods
-# the low band; prints the round trips ("rtt MS" lines) and the dequeues.
+# hol_run NAME [THREADS]: pings in prio's high band while THREADS pktgen
+# threads (default 1) flood the low band; prints the round trips ("rtt
+# MS" lines) and the dequeues.
 hol_run() {
-	local name=$1 pg
+	local name=$1 threads=${2:-1} pg
 
 	deq_start "$DEV"
-	pktgen "$DEV" "$HOL_COUNT" 1 queue_xmit 1 1000 2 > /dev/null &
+	pktgen "$DEV" "$HOL_COUNT" "$threads" queue_xmit 1 1000 2 > /dev/null &
 	pg=$!
 	sleep 0.2
 	# TOS 0x10 (low delay) gives skb priority 6: prio's band 0.

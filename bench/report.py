@@ -274,13 +274,14 @@ hardware latency. The base kernel has no budgets: only its defaults run.
 
 ## Head-of-line blocking on veth
 
-The same ping and flood through prio on a veth whose peer receives in
-NAPI (GRO on), without netem: on the base kernel the backlog waits in the
-peer's ring (up to 256 packets) where prio cannot reorder it; with veth
-BQL it waits in the qdisc, and a second run bounds what BQL lets into
-the ring with byte_queue_limits/limit_max (patched kernel only). Not under -icount (the flood needs the two
-vCPUs in parallel), so the times are guest wall-clock under TCG: a
-model, noisier than the -icount figures.
+The same ping through prio on a veth whose peer receives in NAPI (GRO on,
+its poll in a thread of its own), without netem, behind two flood threads
+on the same tx queue: on the base kernel the backlog waits in the peer's
+ring (up to 256 packets) where prio cannot reorder it; with veth BQL it
+waits in the qdisc, and a second run bounds what BQL lets into the ring
+with byte_queue_limits/limit_max (patched kernel only). Not under -icount
+(the flood needs the two vCPUs in parallel), so the times are guest
+wall-clock under TCG: a model, noisier than the -icount figures.
 
 {table(runs, "hol-veth/", ["packets/dequeue", "largest dequeue",
                             "ping rtt median (guest ms)",
