@@ -99,7 +99,7 @@ step "build the debug kernel" bash scripts/build.sh debug qbulk
 step "install the kselftests" bash scripts/ksft.sh
 step "build qbulkstat" make -s -C tools/qbulkstat OUT="$PWD/$BUILD"
 echo "== boot and test"
-# About 25 minutes on 2 cores; the limit leaves room for a slower host.
+# About 30 minutes on 2 cores; the limit leaves room for a slower host.
 bash scripts/vm.sh -t 2700 -o "$out/vm" -- bash tests/guest.sh "$@"
 echo "guest exit code: $?"
 # A second boot for the test that needs DMA mappings to fail.
