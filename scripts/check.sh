@@ -27,8 +27,13 @@ finish() {
 	exit
 }
 
+# phase NAME: a heading, with the time since the start
+phase() {
+	echo "== $1 ($((SECONDS / 60)) min $((SECONDS % 60)) s)"
+}
+
 step() { # step NAME COMMAND...: a setup step; failure ends the run
-	echo "== $1"
+	phase "$1"
 	shift
 	if ! "$@"; then
 		result fail "$*"
@@ -98,18 +103,20 @@ grep -q '^1\.\.' "$out/qbulkstat-unit.tap" ||
 step "build the debug kernel" bash scripts/build.sh debug qbulk
 step "install the kselftests" bash scripts/ksft.sh
 step "build qbulkstat" make -s -C tools/qbulkstat OUT="$PWD/$BUILD"
-echo "== boot and test"
+phase "boot and test"
 # About 30 minutes on 2 cores; the limit leaves room for a slower host.
 bash scripts/vm.sh -t 2700 -o "$out/vm" -- bash tests/guest.sh "$@"
 echo "guest exit code: $?"
 # A second boot for the test that needs DMA mappings to fail.
 dma_test=drivers/net/hw:tx_doorbell_dma.py
 if [ $# -eq 0 ] || [[ " $* " == *" $dma_test "* ]]; then
-	echo "== boot with a small bounce buffer pool and test"
+	phase "boot with a small bounce buffer pool and test"
 	QBULK_APPEND="swiotlb=512,force" bash scripts/vm.sh -o "$out/vm-swiotlb" \
 		-- bash tests/guest.sh -t "$dma_test"
 	echo "guest exit code: $?"
 fi
+
+phase "results"
 
 # 3. Results. KUnit suites print KTAP in the kernel log at boot.
 /usr/bin/python3 "$TREE/tools/testing/kunit/kunit.py" parse \
