@@ -123,11 +123,12 @@ pktgen() {
 			echo "skb_priority $prio"
 		} | while read -r cmd; do echo "$cmd" > "$pg/$dev@$t"; done
 	done
-	# 'start' returns early if a thread is slow to pick the run up.
+	# 'start' returns early if a thread is slow to pick the run up: wait
+	# for each run's result, not the "OK: ..." that setting an option left.
 	echo start > "$pg/pgctrl"
 	for ((t = 0; t < threads; t++)); do
 		for _ in $(seq 3000); do
-			grep -q '^Result: OK' "$pg/$dev@$t" && break
+			grep -q '^Result: OK: [0-9]*(c' "$pg/$dev@$t" && break
 			sleep 0.2
 		done
 		sed -n -E 's/^Result: OK: ([0-9]+)\(.* usec, ([0-9]+) .*/\1 \2/p' \
