@@ -46,7 +46,7 @@ accel=(-accel "tcg,thread=multi")
 # Four-level paging (la57=off): with five levels, an interrupt that comes
 # while identify_cpu() has cleared the boot CPU's feature bits makes KASAN
 # take a direct-map address for a wild one and report it (seen in 2 of 7
-# boots of the debug kernel under a loaded host).
+# boots of the debug kernel).
 qemu=(qemu-system-x86_64 -machine q35 "${accel[@]}" -cpu "max,la57=off"
 	-smp 2 -m 2G -nodefaults -display none -no-reboot
 	-kernel "$kernel" -append "$append"
