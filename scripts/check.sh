@@ -117,6 +117,9 @@ if [ $# -eq 0 ] || [[ " $* " == *" $dma_test "* ]]; then
 fi
 
 phase "results"
+for vm in "$out"/vm*/; do
+	[ -f "$vm/times" ] && sed "s|^|${vm%/}: |" "$vm/times"
+done
 
 # 3. Results. KUnit suites print KTAP in the kernel log at boot.
 /usr/bin/python3 "$TREE/tools/testing/kunit/kunit.py" parse \

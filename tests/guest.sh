@@ -1,7 +1,7 @@
 #!/bin/bash
 # Runs inside the test VM (scripts/vm.sh): the kselftests installed in
 # build/ksft through the kselftest runner, then a kmemleak scan. Writes
-# ksft.tap and kmemleak into $QBULK_OUT.
+# ksft.tap, kmemleak and times (seconds per test) into $QBULK_OUT.
 #   guest.sh [-t COLLECTION:TEST]...   only these tests (tools:qbulkstat
 #                                      for tests/qbulkstat-guest.sh)
 set -u
@@ -9,6 +9,9 @@ set -u
 kmemleak=/sys/kernel/debug/kmemleak
 # Objects allocated during boot are not the tests' business.
 [ -w "$kmemleak" ] && echo clear > "$kmemleak"
+
+read -r uptime _ < /proc/uptime
+echo "boot: ${uptime%.*} s" > "$QBULK_OUT/times"
 
 . vm/net.sh
 NETIF=$(dev_by_mac 52:54:00:00:00:01)
@@ -36,10 +39,24 @@ grep -q 'swiotlb=[0-9]*,force' /proc/cmdline && bounce=yes
 [ -n "$bounce" ] ||
 	sed -i '\|^drivers/net/hw:tx_doorbell_dma.py$|d' "$ksft/selected"
 
-# run_tests GREP_ARGS...: the selected tests that grep -E picks.
+# timed NAME COMMAND...: run COMMAND, then log how long it took.
+timed() {
+	local start=$SECONDS
+
+	"${@:2}"
+	echo "$1: $((SECONDS - start)) s" >> "$QBULK_OUT/times"
+}
+
+# run_tests GREP_ARGS...: the selected tests that grep -E picks, one
+# runner call each, so that each one's time is logged.
 run_tests() {
+	local test
+
 	grep -E "$@" "$ksft/selected" > "$ksft/kselftest-list.txt" || return 0
-	"$ksft/run_kselftest.sh" 2>&1 | tee -a "$QBULK_OUT/ksft.tap"
+	while read -r test <&3; do
+		timed "$test" "$ksft/run_kselftest.sh" -t "$test" 2>&1 |
+			tee -a "$QBULK_OUT/ksft.tap"
+	done 3< "$ksft/kselftest-list.txt"
 }
 
 # Tests that need a NIC with BQL get the two igb NICs of the VM and set
@@ -90,7 +107,7 @@ fi
 
 # The project's own tool against this kernel, last: it turns IPv6 off.
 if [ -n "$all" ] || grep -qx 'tools:qbulkstat' "$ksft/selected"; then
-	bash tests/qbulkstat-guest.sh > "$QBULK_OUT/tools.tap"
+	timed tools:qbulkstat bash tests/qbulkstat-guest.sh > "$QBULK_OUT/tools.tap"
 fi
 
 if [ -w "$kmemleak" ]; then
@@ -100,3 +117,5 @@ if [ -w "$kmemleak" ]; then
 	echo scan > "$kmemleak"
 	cat "$kmemleak" > "$QBULK_OUT/kmemleak"
 fi
+read -r uptime _ < /proc/uptime
+echo "in all: ${uptime%.*} s" >> "$QBULK_OUT/times"
