@@ -48,7 +48,7 @@ accel=(-accel "tcg,thread=multi")
 # take a direct-map address for a wild one and report it (seen in 2 of 7
 # boots of the debug kernel).
 qemu=(qemu-system-x86_64 -machine q35 "${accel[@]}" -cpu "max,la57=off"
-	-smp 2 -m 2G -nodefaults -display none -no-reboot
+	-smp 2 -m 1G -nodefaults -display none -no-reboot
 	-kernel "$kernel" -append "$append"
 	-fsdev "local,id=root,path=/,security_model=none,readonly=on"
 	-device "virtio-9p-pci,fsdev=root,mount_tag=hostroot"
