@@ -299,8 +299,13 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 
-	err = read_stats(&prev, has_bytes);
+	/*
+	 * Doorbells first: a packet dequeued between the two reads then counts
+	 * in the interval with its doorbell, not without it. At the end of an
+	 * interval the order is the other way round, for the same reason.
+	 */
 	read_doorbells(ifname, &db_prev);
+	err = read_stats(&prev, has_bytes);
 	while (!err && !stop) {
 		struct timespec ts = { (time_t)secs,
 				       (long)((secs - (time_t)secs) * 1e9) };
