@@ -41,9 +41,14 @@ for ((q = 1; q <= ${#txqs[@]}; q++)); do
 	tc qdisc replace dev "$DEV" parent "1:$(printf %x "$q")" prio
 done
 # The interval holds the whole run (under 4 s in the VM), so that no bulk is
-# counted whose packets are sent after the counters are read.
+# counted whose packets are sent after the counters are read: start once
+# the tool has set its histogram.
 "$tool" -1 -p -i 6 "$DEV" > "$out" 2> /tmp/qbulkstat.err &
 pid=$!
+for _ in $(seq 50); do
+	grep -q '^hist' "$DEQ_EVENT/trigger" && break
+	sleep 0.1
+done
 sleep 0.5
 pktgen "$DEV" 500 2 queue_xmit > /dev/null
 wait "$pid"
