@@ -6,11 +6,16 @@ set -euo pipefail
 
 [ "$(id -u)" = 0 ] || { echo "setup: run as root" >&2; exit 1; }
 
+# Backports come from the mirror the machine already uses for bookworm.
 src=/etc/apt/sources.list.d/qbulk-backports.sources
 if [ ! -f "$src" ]; then
-	cat > "$src" <<'EOF'
+	# shellcheck disable=SC2016 # apt's own field syntax
+	uri=$(apt-get indextargets --format '$(REPO_URI)' \
+		'Codename: bookworm' 'Component: main' | awk 'NR == 1')
+	[ -n "$uri" ] || { echo "setup: no bookworm source in apt" >&2; exit 1; }
+	cat > "$src" <<EOF
 Types: deb
-URIs: http://deb.debian.org/debian
+URIs: $uri
 Suites: bookworm-backports
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
@@ -27,7 +32,7 @@ apt-get install -y -q --no-install-recommends \
 	iproute2 ethtool iputils-ping busybox-static socat procps \
 	trace-cmd jq gawk clang llvm libbpf-dev shellcheck \
 	python3-ply python3-git python3-yaml python3-matplotlib \
-	libtracefs-dev pkg-config
+	libtracefs-dev libtraceevent-dev pkg-config
 bpo=bookworm-backports
 apt-get install -y -q --no-install-recommends \
 	qemu-system-x86/$bpo qemu-system-common/$bpo qemu-system-data/$bpo \
