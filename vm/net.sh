@@ -32,6 +32,12 @@ setup_pair() {
 	ip -n "$PEER_NS" addr add "$PEER_IP/24" dev "$peer"
 	ip link set "$dev" up
 	ip -n "$PEER_NS" link set "$peer" up
+	# Fixed neighbours: no ARP among the packets that are counted (the
+	# peer answers pktgen's UDP with ICMP errors, to our address).
+	ip neigh replace "$PEER_IP" dev "$dev" nud permanent \
+		lladdr "$(ip netns exec "$PEER_NS" cat "/sys/class/net/$peer/address")"
+	ip -n "$PEER_NS" neigh replace "$LOCAL_IP" dev "$peer" nud permanent \
+		lladdr "$(cat "/sys/class/net/$dev/address")"
 	wait_peer
 }
 
