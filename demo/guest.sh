@@ -25,7 +25,11 @@ row() {
 		m=$(measure "$DEV" "$COUNT" 2 queue_xmit)
 	fi
 	read -r deq ppd bpd max stop <<< "$(deq_summary <<< "$m")"
-	[ "$deq" != 0 ] || { deq=- ppd=- bpd=- max=- stop=-; }
+	if [ "$deq" = 0 ]; then
+		ppd=- bpd=- max=- stop=-
+		# Sent through the qdisc and never dequeued: all bypassed it
+		if [ -n "${2:-}" ]; then deq=-; else stop=bypassed; fi
+	fi
 	read -r req db tw <<< "$(awk '
 		function ratio(a, b) {
 			return b ? sprintf("%.2f", a / b) : "-"
@@ -71,6 +75,7 @@ bulk ended, and its share) come from the qdisc:qdisc_dequeue tracepoint;
 requeues from tc. db/pkt is tail register writes per packet queued from
 the driver's ethtool -S counters, tail/pkt the same from QEMU's own trace
 of the register, per packet the device sent. A dash: not reported.
+"bypassed": no dequeue, every packet went past the empty qdisc.
 EOF
 
 setup_veth
