@@ -68,9 +68,7 @@ check "1000 bytes per packet" test "$(value bytes)" \
 # Every packet sent counts once, as a doorbell or as deferred. A packet
 # that a queue stopped by BQL in the middle of a bulk handed back is
 # requeued and dequeued again: it counts twice among the packets.
-requeues=$(tc -s qdisc show dev "$DEV" | awk '
-	/^qdisc mq 1: root/ { r = 1 }
-	r && $1 == "backlog" { print $NF; exit }')
+requeues=$(requeues "$DEV")
 echo "requeues $requeues" >&2
 check "doorbells counted" test "$(($(value doorbells) + $(value xmit_more)))" \
 	-ge "$(($(value packets) - ${requeues:-0}))"
