@@ -6,6 +6,7 @@ FLAVOUR ?= debug
 SOURCE ?= qbulk
 T ?=
 REPS ?= 5
+MODES ?= main cost latency
 NAME ?=
 R ?= $(lastword $(sort $(wildcard results/*)))
 
@@ -19,7 +20,7 @@ check: build/setup.stamp
 
 # Base kernel vs patched, REPS runs each; results/NAME/report.md.
 bench: build/setup.stamp
-	bash scripts/bench.sh $(REPS) $(NAME)
+	QBULK_BENCH_MODES="$(MODES)" bash scripts/bench.sh $(REPS) $(NAME)
 
 # Re-render a report from its stored raw results: make report R=results/NAME
 R ?= $(patsubst %/raw,%,$(lastword $(sort $(wildcard results/*/raw))))

@@ -6,6 +6,7 @@
 #   guest.sh main   doorbells and bulking
 #   guest.sh cost   cost per packet, head-of-line blocking and low-rate
 #                   latency, for a boot with -icount
+#   guest.sh latency  high-priority probes behind a flood on veth
 set -eu
 . vm/net.sh
 
@@ -13,6 +14,7 @@ COUNT=${QBULK_BENCH_COUNT:-5000}
 KNOB=/proc/sys/net/core/dequeue_bulk_packets
 BYTES_KNOB=/proc/sys/net/core/dequeue_bulk_bytes
 HOL_COUNT=${QBULK_BENCH_HOL_COUNT:-20000}
+PROBES=${QBULK_BENCH_PROBES:-500}
 
 # run SCENARIO MEASURE_ARGS...: one measured run, lines tagged SCENARIO
 run() {
@@ -102,6 +104,67 @@ hol_run() {
 	wait
 	sed -n -E "s|.*time=([0-9.]+) ms|$name rtt \1|p" "$QBULK_OUT/ping.txt"
 	deq_stop | awk -v n="$name" '{ print n, $0 }'
+}
+
+# The veth head-of-line scenario, pinned: one tx and rx queue, TSO off
+# here, GRO on the peer, its poll in a thread of its own, two pktgen
+# threads flooding the low band of prio (or fq_codel, as the root) with
+# 60- or 1000-byte frames, and hol_probe.py's probes in the high band
+# (its own flow in fq_codel), every 10 ms.
+latency() {
+	local qdisc size pg
+
+	for qdisc in prio fq_codel; do
+		for size in 60 1000; do
+			setup_veth_napi 1
+			ip netns exec "$PEER_NS" \
+				sh -c "echo 1 > /sys/class/net/qb1/threaded"
+			tc qdisc replace dev "$DEV" root handle 1: "$qdisc"
+			python3 bench/hol_probe.py "$DEV" "$PEER_IP" \
+				"$PROBES" > "$QBULK_OUT/probe.txt" &
+			until grep -q idle_offset "$QBULK_OUT/probe.txt"; do
+				sleep 0.1
+			done
+			# count 0: until stopped
+			pktgen "$DEV" 0 2 queue_xmit 1 "$size" > /dev/null &
+			pg=$!
+			wait %python3
+			echo stop > /proc/net/pktgen/pgctrl
+			wait "$pg"
+			awk -v n="latency/$qdisc-$size" '{ print n, $0 }' \
+				"$QBULK_OUT/probe.txt"
+			teardown
+		done
+	done
+	churn
+}
+
+meminfo() {
+	awk -v key="$1:" '$1 == key { print $2 }' /proc/meminfo
+}
+
+# 1000 veth pairs created and deleted in one ip -batch each, as a host of
+# containers does: guest microseconds for each step, and the memory the
+# pairs took (MemAvailable before less after, Slab after less before, kB).
+churn() {
+	local i t0 t1 t2 avail slab
+
+	for ((i = 0; i < 1000; i++)); do
+		echo "link add qc$i type veth peer name qd$i"
+	done > /tmp/churn-add
+	sed 's/^link add \(qc[0-9]*\) .*/link del \1/' /tmp/churn-add \
+		> /tmp/churn-del
+	avail=$(meminfo MemAvailable)
+	slab=$(meminfo Slab)
+	t0=$(date +%s%N)
+	ip -batch /tmp/churn-add
+	t1=$(date +%s%N)
+	echo "churn/1000-veth mem_avail_kb $((avail - $(meminfo MemAvailable)))"
+	echo "churn/1000-veth slab_kb $(($(meminfo Slab) - slab))"
+	ip -batch /tmp/churn-del
+	t2=$(date +%s%N)
+	echo "churn/1000-veth create_us $(((t1 - t0) / 1000))"
+	echo "churn/1000-veth delete_us $(((t2 - t1) / 1000))"
 }
 
 # Head-of-line blocking: one igb tx queue, prio as the root qdisc and the

@@ -30,7 +30,7 @@ def load(raw):
         per_run = collections.defaultdict(
             lambda: {"hist": collections.Counter(), "bytes": 0,
                      "hist_bytes": collections.Counter(), "rtts": [],
-                     "stops": collections.Counter()})
+                     "stops": collections.Counter(), "probes": []})
         for line in path.read_text().splitlines():
             words = line.split()
             if len(words) < 3 or words[0] == "kernel":
@@ -42,6 +42,10 @@ def load(raw):
                 run["hist_bytes"][int(words[2])] += int(words[4])
             elif words[1] == "rtt":
                 run["rtts"].append(float(words[2]))
+            elif words[1] == "probe":
+                # rtt (us, -1 if lost), ring packets, qdisc backlog, limit
+                run["probes"].append(
+                    tuple(None if w == "-" else int(w) for w in words[2:6]))
             elif words[1] == "stop":
                 run["stops"][words[2]] += int(words[3])
             else:
@@ -49,6 +53,30 @@ def load(raw):
         for scenario, run in per_run.items():
             runs[source][scenario].append(run)
     return runs
+
+
+def percentile(values, share):
+    values = sorted(values)
+    return values[round(share * (len(values) - 1))]
+
+
+def probe_metrics(probes):
+    """Figures of one run of bench/hol_probe.py's probes."""
+    rtts = [p[0] / 1e3 for p in probes if p[0] >= 0]
+    rings = [p[1] for p in probes]
+    out = {"probes": len(probes), "probes unanswered": len(probes) - len(rtts),
+           "share of probes with a qdisc backlog":
+           sum(1 for p in probes if p[2] > 0) / len(probes),
+           "ring packets at a probe, median": statistics.median(rings),
+           "ring packets at a probe, max": max(rings)}
+    if rtts:
+        out["probe rtt median (guest ms)"] = statistics.median(rtts)
+        for name, share in (("p90", 0.9), ("p99", 0.99), ("max", 1)):
+            out[f"probe rtt {name} (guest ms)"] = percentile(rtts, share)
+    limits = [p[3] for p in probes if p[3] is not None]
+    if limits:
+        out["BQL limit, median (bytes)"] = statistics.median(limits)
+    return out
 
 
 def ratio(a, b):
@@ -96,6 +124,11 @@ def metrics(run):
             out[f"rtt {key} (guest us)"] = run[f"{key}_ns"] / 1e3
     if "requests" in run:
         out["lost"] = run["lost"]
+    for key in ("create_us", "delete_us", "mem_avail_kb", "slab_kb"):
+        if key in run:
+            out[key] = run[key]
+    if run["probes"]:
+        out.update(probe_metrics(run["probes"]))
     return out
 
 
@@ -189,6 +222,29 @@ def plot_distribution(runs, scenario, out):
     plt.close(fig)
 
 
+def plot_limits(runs, out):
+    """The patched kernel's BQL limit at each probe, one line per run."""
+    scenarios = sorted(s for s in runs["qbulk"] if s.startswith("latency/"))
+    if not scenarios:
+        return False
+    fig, axes = plt.subplots(len(scenarios), 1, sharex=True,
+                             figsize=(6, 2 + 1.5 * len(scenarios)))
+    for ax, scenario in zip(list(fig.axes), scenarios):
+        for i, run in enumerate(runs["qbulk"][scenario]):
+            ax.plot([p[3] for p in run["probes"] if p[3] is not None],
+                    linewidth=0.8, label=f"run {i + 1}")
+        ax.set_ylabel("limit (bytes)")
+        ax.set_title(f"{scenario} (emulated)", fontsize=9)
+        ax.set_ylim(bottom=0)
+    axes = list(fig.axes)
+    axes[-1].set_xlabel("probe (one every 10 ms or more)")
+    axes[0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out)
+    plt.close(fig)
+    return True
+
+
 def main():
     if len(sys.argv) != 2 or not (pathlib.Path(sys.argv[1]) / "raw").is_dir():
         sys.exit("usage: report.py RESULTS_DIR (from make bench; it holds "
@@ -200,6 +256,9 @@ def main():
             for src in SOURCES}
 
     plot_doorbells(runs, results / "doorbells.png")
+    limits_plot = ""
+    if plot_limits(runs, results / "latency-limit.png"):
+        limits_plot = "![BQL limit over the run](latency-limit.png)"
     plots = []
     for scenario in sorted({s for src in SOURCES for s in runs[src]
                             if s.startswith("bulking/")}):
@@ -286,6 +345,41 @@ wall-clock under TCG: a model, noisier than the -icount figures.
 {table(runs, "hol-veth/", ["packets/dequeue", "largest dequeue",
                             "ping rtt median (guest ms)",
                             "ping rtt max (guest ms)"])}
+
+## A high-priority probe behind a flood on veth
+
+The pinned scenario (`bench/guest.sh latency`): a veth with one tx and
+one rx queue, TSO off on the sender, GRO on the peer (its poll in a
+thread of its own), two pktgen threads flooding prio's low band, or
+fq_codel as the root qdisc, with 60- or 1000-byte frames; an ICMP echo
+with TOS 0x10 (prio's high band, its own flow in fq_codel) every 10 ms
+from `bench/hol_probe.py`. Ring packets are those the sender's root
+qdisc has sent less those the peer's poll has taken, read as the probe
+is sent, measured the same way on both kernels. Each figure is the
+median over boots of the per-boot figure; round trips are guest
+wall-clock time under TCG: a model, not a hardware latency.
+
+{table(runs, "latency/", ["probe rtt median (guest ms)",
+                           "probe rtt p90 (guest ms)",
+                           "probe rtt p99 (guest ms)",
+                           "probe rtt max (guest ms)", "probes",
+                           "probes unanswered",
+                           "ring packets at a probe, median",
+                           "ring packets at a probe, max",
+                           "share of probes with a qdisc backlog",
+                           "BQL limit, median (bytes)"])}
+
+{limits_plot}
+
+## Creating and deleting 1000 veth pairs
+
+One `ip -batch` each, in the latency boot: guest time (TCG, a model) and
+the memory the pairs held (MemAvailable that went, Slab that came). A
+veth whose peer does not receive in NAPI has no byte_queue_limits
+attributes on either kernel.
+
+{table(runs, "churn/", ["create_us", "delete_us", "mem_avail_kb",
+                         "slab_kb"])}
 
 ## Low rate
 

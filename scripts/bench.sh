@@ -1,8 +1,10 @@
 #!/bin/bash
 # 'make bench': the base kernel and the patched kernel, built from the same
 # plain fragment and booted the same way, each run bench/guest.sh (main
-# scenarios, then the cost scenario under -icount) REPS times, alternating
-# kernels. Raw output goes to results/NAME/raw, the report next to it.
+# scenarios, the cost scenario under -icount, then the veth latency
+# scenario) REPS times, alternating kernels. Raw output goes to
+# results/NAME/raw, the report next to it. MODES (make bench MODES=...)
+# picks some of the three boots.
 #   bench.sh [REPS [NAME]]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +27,8 @@ done
 	echo "series $(series_patches | wc -l) patches"
 	echo "reps $reps"
 	echo "count ${QBULK_BENCH_COUNT:-5000}"
+	echo "probes ${QBULK_BENCH_PROBES:-500}"
+	echo "modes ${QBULK_BENCH_MODES:-main cost latency}"
 	echo "vm $(qemu-system-x86_64 --version | head -1), q35, 2 vCPUs, TCG"
 } > "$dir/settings"
 
@@ -44,6 +48,7 @@ boot() {
 			bash scripts/vm.sh -t 900 \
 			-k "$(kernel_out plain "$source")/arch/x86/boot/bzImage" \
 			-o "$out" -- sh -c "QBULK_BENCH_COUNT=${QBULK_BENCH_COUNT:-5000} \
+			QBULK_BENCH_PROBES=${QBULK_BENCH_PROBES:-500} \
 			bash bench/guest.sh $mode > \$QBULK_OUT/bench.txt" >/dev/null; then
 			cp "$out/bench.txt" "$dir/raw/$source-$mode-$rep.txt"
 			return
@@ -55,7 +60,7 @@ boot() {
 
 for ((rep = 1; rep <= reps; rep++)); do
 	for source in base qbulk; do
-		for mode in main cost; do
+		for mode in ${QBULK_BENCH_MODES:-main cost latency}; do
 			echo "bench: run $rep of $reps, $source, $mode"
 			boot "$source" "$mode" "$rep"
 		done

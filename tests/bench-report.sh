@@ -52,6 +52,13 @@ for rep in 1 2; do
 		"lowrate/100 requests 20" "lowrate/100 lost 0" \
 		"lowrate/100 p50_ns $((rep * 100000))" \
 		"lowrate/100 p99_ns 300000" "lowrate/100 max_ns 400000"
+	raw base latency "$rep" "latency/prio-60 idle_offset 3" \
+		"latency/prio-60 probe 2000 200 5 -" \
+		"latency/prio-60 probe 3000 240 0 -" \
+		"latency/prio-60 probe -1 250 7 -"
+	raw qbulk latency "$rep" "latency/prio-60 idle_offset 3" \
+		"latency/prio-60 probe 400 20 5 1400" \
+		"latency/prio-60 probe $((rep * 100 + 500)) 30 9 1500"
 done
 
 /usr/bin/python3 bench/report.py "$dir" >/dev/null
@@ -81,7 +88,15 @@ expect "| packets-4 | ping rtt median (guest ms) | - | 2 [1.5-2.5] | - |"
 expect "| packets-4 | ping rtt max (guest ms) | - | 3 [3-3] | - |"
 expect "| 100 | rtt p50 (guest us) | - | 150 [100-200] | - |"
 expect "| 100 | lost | - | 0 [0-0] | - |"
-for png in doorbells.png bulking-igb-mq.png; do
+# latency: base answers 2 of 3 probes (2 and 3 ms), rings 200, 240, 250;
+# patched 0.4 ms and 0.6 or 0.7 ms (medians 0.5 and 0.55), rings 20 and 30
+expect "| prio-60 | probe rtt median (guest ms) | 2.5 [2.5-2.5] | 0.525 [0.5-0.55] | 0.210 |"
+expect "| prio-60 | probe rtt max (guest ms) | 3 [3-3] | 0.65 [0.6-0.7] | 0.217 |"
+expect "| prio-60 | probes unanswered | 1 [1-1] | 0 [0-0] | 0.000 |"
+expect "| prio-60 | ring packets at a probe, median | 240 [240-240] | 25 [25-25] | 0.104 |"
+expect "| prio-60 | share of probes with a qdisc backlog | 0.667 [0.667-0.667] | 1 [1-1] | 1.500 |"
+expect "| prio-60 | BQL limit, median (bytes) | - | 1450 [1450-1450] | - |"
+for png in doorbells.png bulking-igb-mq.png latency-limit.png; do
 	[ -s "$dir/$png" ] || { echo "no $png"; fail=1; }
 done
 exit "$fail"

@@ -57,16 +57,21 @@ setup_igb() {
 	setup_pair "$DEV" "$(dev_by_mac 52:54:00:00:00:02)"
 }
 
+# setup_veth [QUEUES]: the pair qb0, qb1, with QUEUES tx and rx queues
+# each if given (else veth's default).
 setup_veth() {
+	local queues=()
+
+	[ -z "${1:-}" ] || queues=(numtxqueues "$1" numrxqueues "$1")
 	DEV=qb0
-	ip link add qb0 type veth peer name qb1
+	ip link add qb0 "${queues[@]}" type veth peer name qb1 "${queues[@]}"
 	setup_pair qb0 qb1
 }
 
-# setup_veth_napi: a veth pair whose peer receives in NAPI (GRO on there,
-# TSO off here), where a kernel with veth BQL charges it.
+# setup_veth_napi [QUEUES]: a veth pair whose peer receives in NAPI (GRO
+# on there, TSO off here), where a kernel with veth BQL charges it.
 setup_veth_napi() {
-	setup_veth
+	setup_veth "$@"
 	ethtool -K qb0 tso off
 	ip netns exec "$PEER_NS" ethtool -K qb1 gro on
 }

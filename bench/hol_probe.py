@@ -1,0 +1,129 @@
+#!/usr/bin/python3
+"""High-priority probes behind a flood on a veth, for the latency benchmark.
+
+    hol_probe.py DEV ADDR COUNT
+
+Sends COUNT ICMP echo requests with TOS 0x10 (skb priority 6: the high
+band of prio, its own flow in fq_codel) to ADDR through DEV, one every
+10 ms (or as soon as the previous answer is in, if that is later), and
+prints one line per probe:
+
+    probe RTT_US RING BACKLOG LIMIT
+
+RTT_US is the round trip (-1 if no answer came within a second). RING is
+the packets waiting in the peer's ring as the probe is sent: what DEV's
+root qdisc has sent less what the peer's poll has taken (DEV's
+tx_packets, which veth counts from the peer's poll), less the same
+difference when idle, measured before the first probe; the same count on
+a kernel with and without veth BQL. BACKLOG is the root qdisc's queue
+length, LIMIT DEV's tx-0 BQL limit in bytes ("-" without BQL). Prints
+"idle_offset N" first: start the flood once that line is out. Probes
+begin once the qdisc holds a backlog (or after 60 s without one).
+"""
+
+import os
+import socket
+import struct
+import sys
+import time
+
+RTM_GETQDISC = 38
+NLM_F_REQUEST, NLM_F_DUMP = 1, 0x300
+NLMSG_DONE = 3
+TCA_STATS = 3
+TC_H_ROOT = 0xFFFFFFFF
+
+
+def root_qdisc_stats(nl, ifindex):
+    """(packets sent, queue length) of the root qdisc of ifindex."""
+    req = struct.pack("=BxxxiIII", socket.AF_UNSPEC, ifindex, 0, 0, 0)
+    nl.send(struct.pack("=IHHII", 16 + len(req), RTM_GETQDISC,
+                        NLM_F_REQUEST | NLM_F_DUMP, 0, 0) + req)
+    found = None
+    while True:
+        data = nl.recv(65536)
+        off = 0
+        while off < len(data):
+            length, kind = struct.unpack_from("=IH", data, off)
+            if kind == NLMSG_DONE:
+                return found
+            _, index, _, parent, _ = struct.unpack_from("=BxxxiIII", data,
+                                                        off + 16)
+            attr = off + 36
+            while index == ifindex and parent == TC_H_ROOT and \
+                    attr < off + length:
+                alen, atype = struct.unpack_from("=HH", data, attr)
+                if atype == TCA_STATS:
+                    # struct tc_stats: bytes, packets, drops, overlimits,
+                    # bps, pps, qlen, backlog
+                    stats = struct.unpack_from("=QIIIIIII", data, attr + 4)
+                    found = (stats[1], stats[6])
+                attr += (alen + 3) & ~3
+            off += (length + 3) & ~3
+
+
+def read_int(path):
+    try:
+        with open(path) as f:
+            return int(f.read())
+    except FileNotFoundError:
+        return None
+
+
+def checksum(data):
+    total = sum(struct.unpack(f"!{len(data) // 2}H", data))
+    total = (total >> 16) + (total & 0xFFFF)
+    return ~(total + (total >> 16)) & 0xFFFF
+
+
+def main(dev, addr, count):
+    ifindex = socket.if_nametoindex(dev)
+    sysfs = f"/sys/class/net/{dev}"
+    nl = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)
+    icmp = socket.socket(socket.AF_INET, socket.SOCK_RAW,
+                         socket.IPPROTO_ICMP)
+    icmp.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, 0x10)
+    icmp.settimeout(1.0)
+    ident = os.getpid() & 0xFFFF
+
+    def ring_and_backlog():
+        sent, backlog = root_qdisc_stats(nl, ifindex)
+        return sent - read_int(f"{sysfs}/statistics/tx_packets"), backlog
+
+    offset = ring_and_backlog()[0]
+    print("idle_offset", offset, flush=True)
+    # Until the flood has built a backlog in the qdisc, for up to 60 s
+    deadline = time.monotonic() + 60
+    while ring_and_backlog()[1] == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)
+    start = time.monotonic_ns()
+    for seq in range(count):
+        delay = start + seq * 10_000_000 - time.monotonic_ns()
+        if delay > 0:
+            time.sleep(delay / 1e9)
+        ring, backlog = ring_and_backlog()
+        limit = read_int(f"{sysfs}/queues/tx-0/byte_queue_limits/limit")
+        header = struct.pack("!BBHHH", 8, 0, 0, ident, seq)
+        payload = seq.to_bytes(8, "big") * 7
+        packet = struct.pack("!BBHHH", 8, 0, checksum(header + payload),
+                             ident, seq) + payload
+        sent = time.monotonic_ns()
+        icmp.sendto(packet, (addr, 0))
+        rtt = -1
+        try:
+            while rtt < 0:
+                reply = icmp.recv(2048)
+                # IP header, then type 0 (echo reply) with our id and seq
+                hl = (reply[0] & 0xF) * 4
+                if reply[hl] == 0 and struct.unpack_from(
+                        "!HH", reply, hl + 4) == (ident, seq):
+                    rtt = (time.monotonic_ns() - sent) // 1000
+        except socket.timeout:
+            pass
+        print("probe", rtt, ring - offset, backlog,
+              "-" if limit is None else limit)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2], int(sys.argv[3]))
