@@ -106,34 +106,15 @@ hol_run() {
 	deq_stop | awk -v n="$name" '{ print n, $0 }'
 }
 
-# The veth head-of-line scenario, pinned: one tx and rx queue, TSO off
-# here, GRO on the peer, its poll in a thread of its own, two pktgen
-# threads flooding the low band of prio (or fq_codel, as the root) with
-# 60- or 1000-byte frames, and hol_probe.py's probes in the high band
-# (its own flow in fq_codel), every 10 ms.
+# The veth head-of-line scenario (probe_flood in vm/net.sh) through prio
+# and through fq_codel, with 60- and 1000-byte frames.
 latency() {
-	local qdisc size pg
+	local qdisc size
 
 	for qdisc in prio fq_codel; do
 		for size in 60 1000; do
-			setup_veth_napi 1
-			ip netns exec "$PEER_NS" \
-				sh -c "echo 1 > /sys/class/net/qb1/threaded"
-			tc qdisc replace dev "$DEV" root handle 1: "$qdisc"
-			python3 bench/hol_probe.py "$DEV" "$PEER_IP" \
-				"$PROBES" > "$QBULK_OUT/probe.txt" &
-			until grep -q idle_offset "$QBULK_OUT/probe.txt"; do
-				sleep 0.1
-			done
-			# count 0: until stopped
-			pktgen "$DEV" 0 2 queue_xmit 1 "$size" > /dev/null &
-			pg=$!
-			wait %python3
-			echo stop > /proc/net/pktgen/pgctrl
-			wait "$pg"
-			awk -v n="latency/$qdisc-$size" '{ print n, $0 }' \
-				"$QBULK_OUT/probe.txt"
-			teardown
+			probe_flood "$qdisc" "$size" "$PROBES" |
+				awk -v n="latency/$qdisc-$size" '{ print n, $0 }'
 		done
 	done
 	churn

@@ -10,12 +10,15 @@ prints one line per probe:
 
     probe RTT_US RING BACKLOG LIMIT
 
-RTT_US is the round trip (-1 if no answer came within a second). RING is
-the packets waiting in the peer's ring as the probe is sent: what DEV's
-root qdisc has sent less what the peer's poll has taken (DEV's
-tx_packets, which veth counts from the peer's poll), less the same
-difference when idle, measured before the first probe; the same count on
-a kernel with and without veth BQL. BACKLOG is the root qdisc's queue
+RTT_US is the round trip (-1 if no answer came within a second), from
+just before the send to the kernel's receive timestamp of the answer
+(SO_TIMESTAMPNS, as ping does), so that it leaves out how long this
+process takes to be woken. RING is the packets waiting in the peer's
+ring as the probe is sent: what DEV's root qdisc has sent less what the
+peer's poll has taken (DEV's tx_packets, which veth counts from the
+peer's poll, read before and after the qdisc's counter and averaged),
+less the same difference when idle, measured before the first probe;
+the same count on a kernel with and without veth BQL. BACKLOG is the root qdisc's queue
 length, LIMIT DEV's tx-0 BQL limit in bytes ("-" without BQL). Prints
 "idle_offset N" first: start the flood once that line is out. Probes
 begin once the qdisc holds a backlog (or after 60 s without one).
@@ -32,6 +35,7 @@ NLM_F_REQUEST, NLM_F_DUMP = 1, 0x300
 NLMSG_DONE = 3
 TCA_STATS = 3
 TC_H_ROOT = 0xFFFFFFFF
+SO_TIMESTAMPNS = SCM_TIMESTAMPNS = 35
 
 
 def root_qdisc_stats(nl, ifindex):
@@ -76,6 +80,15 @@ def checksum(data):
     return ~(total + (total >> 16)) & 0xFFFF
 
 
+def received_ns(ancillary):
+    """The kernel's receive time of a datagram, CLOCK_REALTIME."""
+    for level, kind, data in ancillary:
+        if level == socket.SOL_SOCKET and kind == SCM_TIMESTAMPNS:
+            sec, nsec = struct.unpack("=qq", data[:16])
+            return sec * 1_000_000_000 + nsec
+    return time.time_ns()
+
+
 def main(dev, addr, count):
     ifindex = socket.if_nametoindex(dev)
     sysfs = f"/sys/class/net/{dev}"
@@ -83,12 +96,15 @@ def main(dev, addr, count):
     icmp = socket.socket(socket.AF_INET, socket.SOCK_RAW,
                          socket.IPPROTO_ICMP)
     icmp.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, 0x10)
+    icmp.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
     icmp.settimeout(1.0)
     ident = os.getpid() & 0xFFFF
 
     def ring_and_backlog():
+        taken = read_int(f"{sysfs}/statistics/tx_packets")
         sent, backlog = root_qdisc_stats(nl, ifindex)
-        return sent - read_int(f"{sysfs}/statistics/tx_packets"), backlog
+        taken += read_int(f"{sysfs}/statistics/tx_packets")
+        return sent - taken // 2, backlog
 
     offset = ring_and_backlog()[0]
     print("idle_offset", offset, flush=True)
@@ -108,17 +124,17 @@ def main(dev, addr, count):
         payload = seq.to_bytes(8, "big") * 7
         packet = struct.pack("!BBHHH", 8, 0, checksum(header + payload),
                              ident, seq) + payload
-        sent = time.monotonic_ns()
+        sent = time.time_ns()
         icmp.sendto(packet, (addr, 0))
         rtt = -1
         try:
             while rtt < 0:
-                reply = icmp.recv(2048)
+                reply, ancillary, _, _ = icmp.recvmsg(2048, 64)
                 # IP header, then type 0 (echo reply) with our id and seq
                 hl = (reply[0] & 0xF) * 4
                 if reply[hl] == 0 and struct.unpack_from(
                         "!HH", reply, hl + 4) == (ident, seq):
-                    rtt = (time.monotonic_ns() - sent) // 1000
+                    rtt = (received_ns(ancillary) - sent) // 1000
         except socket.timeout:
             pass
         print("probe", rtt, ring - offset, backlog,

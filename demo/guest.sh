@@ -97,6 +97,32 @@ tc qdisc replace dev "$DEV" root handle 1: prio
 row "root prio (slow path)"
 teardown
 
+printf '\nveth, peer in NAPI: a ping in the high band of prio behind a flood\n'
+cat <<EOF
+Two pktgen threads flood the low band with 1000-byte frames; a probe
+every 10 ms. Without veth BQL up to 256 packets (the peer's ring) wait
+ahead of every probe, out of the qdisc's reach; with it, BQL keeps the
+backlog in the qdisc, where prio sends the probe first.
+EOF
+probe_flood prio 1000 "${QBULK_DEMO_PROBES:-100}" | awk '
+	function median(a, n,   i, j, t) {
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
+				t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+			}
+		return n ? a[int((n + 1) / 2)] : "-"
+	}
+	$1 == "probe" && $2 >= 0 { rtt[++nr] = $2 / 1000 }
+	$1 == "probe" { ring[++np] = $3; if ($5 != "-") lim[++nl] = $5 }
+	END {
+		printf "  probes answered: %d of %d, round trip median %s ms\n",
+			nr, np, median(rtt, nr)
+		printf "  packets in the peer ring at a probe, median %s\n",
+			median(ring, np)
+		printf "  BQL limit, median %s\n",
+			nl ? median(lim, nl) " bytes" : "- (no veth BQL)"
+	}'
+
 setup_igb
 # A sink on the far end, so that it sends no ICMP errors back.
 ip netns exec "$PEER_NS" socat -u UDP4-RECV:9 /dev/null &

@@ -71,7 +71,7 @@ setup_veth() {
 # setup_veth_napi [QUEUES]: a veth pair whose peer receives in NAPI (GRO
 # on there, TSO off here), where a kernel with veth BQL charges it.
 setup_veth_napi() {
-	setup_veth "$@"
+	setup_veth "${1:-}"
 	ethtool -K qb0 tso off
 	ip netns exec "$PEER_NS" ethtool -K qb1 gro on
 }
@@ -258,4 +258,32 @@ requeues() {
 	tc -s qdisc show dev "$1" |
 		awk '{ for (i = 1; i < NF; i++) if ($i == "requeues") {
 			print $(i + 1) + 0; exit } }'
+}
+
+# probe_flood QDISC SIZE PROBES: the veth head-of-line scenario, pinned.
+# A veth with one tx and rx queue, TSO off here, GRO on the peer, its poll
+# in a thread of its own; QDISC as the root; two pktgen threads flood
+# with SIZE-byte frames at priority 0 (prio's low band) while
+# bench/hol_probe.py sends PROBES probes in the high band (its own flow
+# in fq_codel), one every 10 ms. Prints the probe's lines.
+probe_flood() {
+	local probe pg
+
+	setup_veth_napi 1
+	ip netns exec "$PEER_NS" sh -c "echo 1 > /sys/class/net/qb1/threaded"
+	tc qdisc replace dev "$DEV" root handle 1: "$1"
+	python3 bench/hol_probe.py "$DEV" "$PEER_IP" "$3" \
+		> "$QBULK_OUT/probe.txt" &
+	probe=$!
+	until grep -q idle_offset "$QBULK_OUT/probe.txt"; do
+		sleep 0.1
+	done
+	# count 0: until stopped
+	pktgen "$DEV" 0 2 queue_xmit 1 "$2" > /dev/null &
+	pg=$!
+	wait "$probe"
+	echo stop > /proc/net/pktgen/pgctrl
+	wait "$pg"
+	cat "$QBULK_OUT/probe.txt"
+	teardown
 }
