@@ -196,3 +196,5 @@ lowrate() {
 
 echo "kernel $(uname -r)"
 "$1"
+# A run that probe_flood had to stop does not count.
+[ ! -e "$QBULK_OUT/stuck.txt" ]

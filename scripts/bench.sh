@@ -54,6 +54,8 @@ boot() {
 			return
 		fi
 		echo "bench: $source $mode run $rep failed (boot $try of 3)"
+		rm -rf "$out-failed-$rep-$try"
+		mv "$out" "$out-failed-$rep-$try"
 	done
 	die "bench: $source $mode run $rep failed three times, see $out/console.log"
 }

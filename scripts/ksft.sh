@@ -26,6 +26,10 @@ done
 for prog in udpgso_bench_rx udpgso_bench_tx; do  # used by veth.sh
 	gcc -O2 -Wall -o "$dst/net/$prog" "$src/net/$prog.c"
 done
+if grep -q '^net:gro.sh$' "$dst/kselftest-list.txt"; then
+	cp "$src"/net/setup_{loopback,veth}.sh "$dst/net/"
+	gcc -O2 -Wall -o "$dst/net/gro" "$src/net/gro.c"
+fi
 # tc-testing: the tdc runner and its cases, with our qdisc selection.
 if grep -q '^tc-testing:' "$dst/kselftest-list.txt"; then
 	cp -a "$src/tc-testing" "$dst/"

@@ -260,6 +260,30 @@ requeues() {
 			print $(i + 1) + 0; exit } }'
 }
 
+# wait_probe PID: wait for the prober; one that runs for 5 minutes (500
+# probes take about 20 s) is stopped, and the state of the pair goes to
+# $QBULK_OUT/stuck.txt for a look.
+wait_probe() {
+	local t
+
+	for ((t = 0; t < 300; t++)); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 1
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		{
+			tc -s qdisc show dev "$DEV"
+			grep . "/sys/class/net/$DEV"/queues/tx-0/byte_queue_limits/*
+			grep . "/sys/class/net/$DEV"/queues/tx-0/tx_timeout
+			ip netns exec "$PEER_NS" ethtool -S qb1
+			ip -s link show "$DEV"
+			cat /proc/net/pktgen/kpktgend_[01] /proc/net/pktgen/"$DEV"@*
+		} > "$QBULK_OUT/stuck.txt" 2>&1
+		kill "$1"
+	fi
+	wait "$1"
+}
+
 # probe_flood QDISC SIZE PROBES: the veth head-of-line scenario, pinned.
 # A veth with one tx and rx queue, TSO off here, GRO on the peer, its poll
 # in a thread of its own; QDISC as the root; two pktgen threads flood
@@ -281,7 +305,7 @@ probe_flood() {
 	# count 0: until stopped
 	pktgen "$DEV" 0 2 queue_xmit 1 "$2" > /dev/null &
 	pg=$!
-	wait "$probe"
+	wait_probe "$probe"
 	echo stop > /proc/net/pktgen/pgctrl
 	wait "$pg"
 	cat "$QBULK_OUT/probe.txt"
