@@ -32,7 +32,7 @@ import time
 
 RTM_GETQDISC = 38
 NLM_F_REQUEST, NLM_F_DUMP = 1, 0x300
-NLMSG_DONE = 3
+NLMSG_ERROR, NLMSG_DONE = 2, 3
 TCA_STATS = 3
 TC_H_ROOT = 0xFFFFFFFF
 SO_TIMESTAMPNS = SCM_TIMESTAMPNS = 35
@@ -51,6 +51,9 @@ def root_qdisc_stats(nl, ifindex):
             length, kind = struct.unpack_from("=IH", data, off)
             if kind == NLMSG_DONE:
                 return found
+            if kind == NLMSG_ERROR:
+                sys.exit(f"qdisc dump failed: errno "
+                         f"{-struct.unpack_from('=i', data, off + 16)[0]}")
             _, index, _, parent, _ = struct.unpack_from("=BxxxiIII", data,
                                                         off + 16)
             attr = off + 36
@@ -93,6 +96,8 @@ def main(dev, addr, count):
     ifindex = socket.if_nametoindex(dev)
     sysfs = f"/sys/class/net/{dev}"
     nl = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)
+    # A dump that never ends fails the run rather than hanging it
+    nl.settimeout(5.0)
     icmp = socket.socket(socket.AF_INET, socket.SOCK_RAW,
                          socket.IPPROTO_ICMP)
     icmp.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, 0x10)
