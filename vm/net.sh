@@ -262,7 +262,8 @@ requeues() {
 
 # wait_probe PID: wait for the prober; one that runs for 5 minutes (500
 # probes take about 20 s) is stopped, and the state of the pair goes to
-# $QBULK_OUT/stuck.txt for a look.
+# $QBULK_OUT/stuck.txt for a look. A prober that fails is noted there too:
+# bench/guest.sh then fails the boot.
 wait_probe() {
 	local t
 
@@ -281,7 +282,7 @@ wait_probe() {
 		} > "$QBULK_OUT/stuck.txt" 2>&1
 		kill "$1"
 	fi
-	wait "$1"
+	wait "$1" || echo "prober exit code $?" >> "$QBULK_OUT/stuck.txt"
 }
 
 # probe_flood QDISC SIZE PROBES: the veth head-of-line scenario, pinned.
