@@ -19,6 +19,8 @@ grep -v -E '^[[:space:]]*(#|$)' "$list" > "$dst/kselftest-list.txt"
 # net: the collection's support files and settings, each listed test and
 # its own helpers (TEST.sh uses TEST_*.py).
 cp "$src"/net/{settings,lib.sh,net_helper.sh,in_netns.sh} "$dst/net/"
+# The series' own tests share these.
+cp "$src"/net/{bulk_lib.sh,dequeue_bulk_tx.py} "$dst/net/"
 sed -n 's/^net://p' "$dst/kselftest-list.txt" | while read -r test; do
 	cp "$src/net/$test" "$src/net/${test%.sh}"_*.py "$dst/net/" 2>/dev/null ||
 		[ -f "$dst/net/$test" ] || die "no $test in $src/net"

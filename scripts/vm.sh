@@ -3,9 +3,12 @@
 # igb NICs joined by a hub, and run one command in the guest.
 #   vm.sh [-k BZIMAGE] [-o OUTDIR] [-t SECONDS] -- CMD...   run CMD, exit with its code
 #   vm.sh [-k BZIMAGE] -i                                  interactive shell
-# The guest sees OUTDIR read-write at $QBULK_OUT; the console goes to
-# OUTDIR/console.log and the kernel log to OUTDIR/dmesg. Extra QEMU options
-# come from $QBULK_QEMU_OPTS, extra kernel parameters from $QBULK_APPEND.
+# The guest sees OUTDIR read-write at $QBULK_OUT. The kernel console is
+# the first serial port, written to OUTDIR/kernel.log as it comes (a guest
+# that hangs still leaves it); CMD's output is the second, shown and kept
+# in OUTDIR/console.log; dmesg is saved to OUTDIR/dmesg at the end.
+# Extra QEMU options come from $QBULK_QEMU_OPTS, extra kernel parameters
+# from $QBULK_APPEND.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -29,10 +32,14 @@ shift $((OPTIND - 1))
 
 mkdir -p "$outdir"
 outdir=$(cd "$outdir" && pwd)
-rm -f "$outdir/rc" "$outdir/dmesg" "$outdir/console.log"
+rm -f "$outdir"/{rc,dmesg,console.log,kernel.log}
 printf '%q ' "$@" > "$outdir/cmd"
 
-append="console=ttyS0 loglevel=4 log_buf_len=8M panic=-1 ro"
+# All but debug messages on the console (KUnit's results are info), or
+# only errors when it is an interactive shell's terminal.
+loglevel=7
+[ -z "$interactive" ] || loglevel=4
+append="console=ttyS0 loglevel=$loglevel log_buf_len=8M panic=-1 ro"
 append+=" root=hostroot rootfstype=9p"
 append+=" rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose"
 append+=" init=$PWD/vm/init.sh QBULK_DIR=$PWD QBULK_SHELL=$interactive"
@@ -67,7 +74,8 @@ qemu+=(${QBULK_QEMU_OPTS:-})
 if [ -n "$interactive" ]; then
 	exec "${qemu[@]}" -serial mon:stdio
 fi
-timeout --foreground "$limit" "${qemu[@]}" -serial stdio </dev/null |
+timeout --foreground "$limit" "${qemu[@]}" \
+	-serial "file:$outdir/kernel.log" -serial stdio </dev/null |
 	tee "$outdir/console.log" || true
 [ -f "$outdir/rc" ] || die "the guest did not finish (see $outdir/console.log)"
 exit "$(cat "$outdir/rc")"

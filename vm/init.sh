@@ -32,7 +32,8 @@ if [ -n "$QBULK_SHELL" ]; then
 	setsid -c bash -i </dev/ttyS0 >/dev/ttyS0 2>&1
 	rc=$?
 else
-	bash /tmp/out/cmd </dev/null >/dev/console 2>&1
+	# The kernel's console is ttyS0; the command has ttyS1 to itself.
+	bash /tmp/out/cmd </dev/null >/dev/ttyS1 2>&1
 	rc=$?
 fi
 dmesg > /tmp/out/dmesg
