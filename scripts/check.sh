@@ -117,9 +117,10 @@ step "build the debug kernel" bash scripts/build.sh debug qbulk
 step "install the kselftests" bash scripts/ksft.sh
 step "build qbulkstat" make -s -C tools/qbulkstat OUT="$PWD/$BUILD"
 phase "boot and test"
-# About 13 minutes on 2 cores. Each test has 600 s (tests/guest.sh): the
-# limit lets one of them time out and the rest still run.
-bash scripts/vm.sh -t 2700 -o "$out/vm" -- bash tests/guest.sh "$@"
+# About 20 minutes on 2 cores. Each test has 1200 s (tests/guest.sh): the
+# limit lets one of them time out on a host twice as slow and the rest
+# still run.
+bash scripts/vm.sh -t 3900 -o "$out/vm" -- bash tests/guest.sh "$@"
 echo "guest exit code: $?"
 # A second boot for the test that needs DMA mappings to fail.
 dma_test=drivers/net/hw:tx_doorbell_dma.py
