@@ -117,6 +117,8 @@ step "build the debug kernel" bash scripts/build.sh debug qbulk
 step "install the kselftests" bash scripts/ksft.sh
 step "build qbulkstat" make -s -C tools/qbulkstat OUT="$PWD/$BUILD"
 phase "boot and test"
+# KUnit's results and every warning must reach kernel.log (scripts/vm.sh).
+export QBULK_LOGLEVEL=7
 # About 20 minutes on 2 cores. Each test has 1200 s (tests/guest.sh): the
 # limit lets one of them time out on a host twice as slow and the rest
 # still run.
