@@ -2,6 +2,9 @@
 # Debian's own tools come first on PATH (checkpatch needs Debian's python3).
 export PATH := /usr/sbin:/usr/bin:/sbin:/bin:$(PATH)
 
+# The base kernel: 7.3 (the queue in patches/) or 6.12 (backports/6.12/)
+KERNEL ?= 6.12
+export KERNEL
 FLAVOUR ?= debug
 SOURCE ?= qbulk
 T ?=
@@ -52,7 +55,7 @@ ksft:
 	bash scripts/ksft.sh
 
 shell:
-	bash scripts/vm.sh -k build/out-$(SOURCE)-$(FLAVOUR)/arch/x86/boot/bzImage -i
+	bash scripts/vm.sh -k build/out-$(KERNEL)-$(SOURCE)-$(FLAVOUR)/arch/x86/boot/bzImage -i
 
 clean:
 	rm -rf build/out-* build/check build/vm build/ksft

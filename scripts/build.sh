@@ -1,7 +1,8 @@
 #!/bin/bash
-# Build a VM kernel: tinyconfig + config/vm.config + config/FLAVOUR.config.
+# Build a VM kernel: tinyconfig + config/vm.config (+ vm-KERNEL.config)
+# + config/FLAVOUR.config.
 #   build.sh [debug|plain] [qbulk|base]
-# Output: build/out-SOURCE-FLAVOUR/arch/x86/boot/bzImage. Uses ccache.
+# Output: build/out-KERNEL-SOURCE-FLAVOUR/arch/x86/boot/bzImage. Uses ccache.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -10,6 +11,8 @@ flavour=${1:-debug}
 source=${2:-qbulk}
 [ -f "config/$flavour.config" ] || die "no flavour '$flavour'"
 fragments=(config/vm.config "config/$flavour.config")
+# Options only one base kernel knows
+[ -f "config/vm-$KERNEL.config" ] && fragments+=("config/vm-$KERNEL.config")
 case $source in
 qbulk) tree=$TREE fragments+=(config/qbulk.config) ;;
 base) tree=$BASE_TREE ;;

@@ -1,7 +1,7 @@
 #!/bin/bash
-# Regenerate patches/ from branch 'qbulk' of the kernel tree: one file per
-# commit since 'base', the cover letter (the branch description) as 0000,
-# and patches/series in order.
+# Regenerate the queue of $KERNEL ($PATCHES in scripts/lib.sh) from branch
+# 'qbulk' of its kernel tree: one file per commit since 'base', the cover
+# letter (the branch description) as 0000, and the series file in order.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -14,10 +14,10 @@ cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export_series "$TREE" "$tmp"
-rm -f patches/0*.patch
-cp "$tmp"/*.patch patches/
+rm -f "$PATCHES"/0*.patch
+cp "$tmp"/*.patch "$PATCHES/"
 {
 	echo "# qbulk patch queue, applied in this order; 0000 is the cover letter."
 	(cd "$tmp" && ls -- *.patch)
-} > patches/series
-echo "export: $(grep -c '^0' patches/series) files in patches/"
+} > "$PATCHES/series"
+echo "export: $(grep -c '^0' "$PATCHES/series") files in $PATCHES/"

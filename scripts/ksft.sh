@@ -18,7 +18,15 @@ grep -v -E '^[[:space:]]*(#|$)' "$list" > "$dst/kselftest-list.txt"
 
 # net: the collection's support files and settings, each listed test and
 # its own helpers (TEST.sh uses TEST_*.py).
-cp "$src"/net/{settings,lib.sh,net_helper.sh,in_netns.sh} "$dst/net/"
+cp "$src"/net/{settings,lib.sh,in_netns.sh} "$dst/net/"
+# 6.12 has net_helper.sh; 7.3 moved its helpers into lib.sh, which sources
+# lib/sh/ instead.
+if [ -f "$src/net/net_helper.sh" ]; then
+	cp "$src/net/net_helper.sh" "$dst/net/"
+else
+	mkdir -p "$dst/net/lib"
+	cp -r "$src/net/lib/sh" "$dst/net/lib/"
+fi
 # The series' own tests share these.
 cp "$src"/net/{bulk_lib.sh,dequeue_bulk_tx.py} "$dst/net/"
 sed -n 's/^net://p' "$dst/kselftest-list.txt" | while read -r test; do
@@ -26,11 +34,11 @@ sed -n 's/^net://p' "$dst/kselftest-list.txt" | while read -r test; do
 		[ -f "$dst/net/$test" ] || die "no $test in $src/net"
 done
 for prog in udpgso_bench_rx udpgso_bench_tx; do  # used by veth.sh
-	gcc -O2 -Wall -o "$dst/net/$prog" "$src/net/$prog.c"
+	gcc -O2 -Wall -I "$src" -o "$dst/net/$prog" "$src/net/$prog.c"
 done
 if grep -q '^net:gro.sh$' "$dst/kselftest-list.txt"; then
 	cp "$src"/net/setup_{loopback,veth}.sh "$dst/net/"
-	gcc -O2 -Wall -o "$dst/net/gro" "$src/net/gro.c"
+	gcc -O2 -Wall -I "$src" -o "$dst/net/gro" "$src/net/gro.c"
 fi
 # tc-testing: the tdc runner and its cases, with our qdisc selection.
 if grep -q '^tc-testing:' "$dst/kselftest-list.txt"; then
@@ -43,7 +51,12 @@ hw_tests=$(sed -n 's|^drivers/net/hw:||p' "$dst/kselftest-list.txt")
 if [ -n "$hw_tests" ]; then
 	mkdir -p "$dst/drivers/net/hw" "$dst/drivers/net/lib" "$dst/net/lib/ynl"
 	cp -r "$src/net/lib/py" "$dst/net/lib/"
-	cp -r "$TREE/tools/net/ynl/lib" "$dst/net/lib/ynl/"
+	# ynl's python library: pyynl/lib on 7.3, lib on 6.12
+	if [ -d "$TREE/tools/net/ynl/pyynl" ]; then
+		cp -r "$TREE/tools/net/ynl/pyynl" "$dst/net/lib/ynl/"
+	else
+		cp -r "$TREE/tools/net/ynl/lib" "$dst/net/lib/ynl/"
+	fi
 	cp -r "$TREE/Documentation/netlink/specs" "$dst/net/lib/"
 	cp -r "$src/drivers/net/lib/py" "$dst/drivers/net/lib/"
 	cp -r "$src/drivers/net/hw/lib" "$src/drivers/net/hw/settings" \
@@ -52,6 +65,10 @@ if [ -n "$hw_tests" ]; then
 		cp "$src/drivers/net/hw/$test" "$dst/drivers/net/hw/"
 	done
 fi
+# The XDP program of veth.sh and veth_bql.sh: net/lib/ on 7.3, net/ on 6.12
+xdp=net/xdp_dummy.bpf
+[ -f "$src/$xdp.c" ] || xdp=net/lib/xdp_dummy.bpf
+mkdir -p "$dst/${xdp%/*}"
 clang -O2 --target=bpf -idirafter /usr/include/x86_64-linux-gnu \
-	-c "$src/net/xdp_dummy.bpf.c" -o "$dst/net/xdp_dummy.bpf.o"
+	-c "$src/$xdp.c" -o "$dst/$xdp.o"
 echo "ksft: $(wc -l < "$dst/kselftest-list.txt") tests in $dst"

@@ -1,13 +1,31 @@
 # Shared settings and helpers, sourced by the scripts from the repo root.
 # shellcheck shell=bash disable=SC2034
 
-. base/linux.pin
+# The kernel the series is applied to: 7.3, the primary queue in patches/,
+# or 6.12, the backport queue in backports/6.12/ (base/linux-$KERNEL.pin).
+KERNEL=${KERNEL:-6.12}
+[ -f "base/linux-$KERNEL.pin" ] || {
+	echo "no base/linux-$KERNEL.pin: KERNEL is 7.3 or 6.12" >&2
+	exit 1
+}
+# shellcheck source=base/linux-7.3.pin
+. "base/linux-$KERNEL.pin"
+SUITE=${SUITE:-}
+PATCHES=patches
+[ "$KERNEL" = 7.3 ] || PATCHES=backports/$KERNEL
 
 BUILD=build
-TREE=$BUILD/linux
-BASE_TREE=$BUILD/linux-base
+TREE=$BUILD/linux-$KERNEL
+BASE_TREE=$BUILD/linux-$KERNEL-base
 AUTHOR_NAME="qbulk maintainers"
 AUTHOR_EMAIL="qbulk@example.org"
+
+# debian_uri: the mirror this machine uses for bookworm
+debian_uri() {
+	# shellcheck disable=SC2016 # apt's own field syntax
+	apt-get indextargets --format '$(REPO_URI)' \
+		'Codename: bookworm' 'Component: main' | awk 'NR == 1'
+}
 
 die() {
 	echo "${0##*/}: $*" >&2
@@ -16,12 +34,12 @@ die() {
 
 # The patches of the series in order, cover letter excluded.
 series_patches() {
-	grep -v -E '^[[:space:]]*(#|$)' patches/series | grep -v '^0000-'
+	grep -v -E '^[[:space:]]*(#|$)' "$PATCHES/series" | grep -v '^0000-'
 }
 
 # Kernel output directory for a flavour (debug|plain) and source (qbulk|base).
 kernel_out() {
-	echo "$BUILD/out-$2-$1"
+	echo "$BUILD/out-$KERNEL-$2-$1"
 }
 
 # apply_series DIR: reset branch qbulk of the git tree DIR to 'base' and
@@ -34,9 +52,9 @@ apply_series() {
 	git -C "$dir" checkout -q -B qbulk base
 	for p in $(series_patches); do
 		git -C "$dir" am -q --committer-date-is-author-date \
-			"$PWD/patches/$p"
+			"$PWD/$PATCHES/$p"
 	done
-	[ -f patches/0000-cover-letter.patch ] || return 0
+	[ -f "$PATCHES/0000-cover-letter.patch" ] || return 0
 	desc=$(awk -v author="$AUTHOR_NAME" '
 		BEGIN { hdr = 1 }
 		hdr && /^Subject: / {
@@ -48,7 +66,7 @@ apply_series() {
 		hdr { folded = 0; next }
 		index($0, author " (") == 1 { exit }
 		{ print }
-	' patches/0000-cover-letter.patch)
+	' "$PATCHES/0000-cover-letter.patch")
 	git -C "$dir" config branch.qbulk.description "$desc"
 }
 

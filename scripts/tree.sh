@@ -1,10 +1,11 @@
 #!/bin/bash
-# Lay out the kernel tree: the pinned base as commit 'base', then patches/
-# applied with 'git am' on branch 'qbulk'.
-#   tree.sh        build/linux at base + series. Does nothing if the branch
-#                  already matches patches/; refuses to drop commits or
-#                  changes that were not exported.
-#   tree.sh base   build/linux-base, a worktree at 'base', for the base kernel
+# Lay out the kernel tree of $KERNEL: the pinned base as commit 'base',
+# then its queue ($PATCHES) applied with 'git am' on branch 'qbulk'.
+#   tree.sh        build/linux-$KERNEL at base + series. Does nothing if the
+#                  branch already matches the queue; refuses to drop
+#                  commits or changes that were not exported.
+#   tree.sh base   build/linux-$KERNEL-base, a worktree at 'base', for the
+#                  base kernel
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -14,8 +15,7 @@ stamp=$TREE/.git/qbulk-applied
 unpack_base() {
 	[ -d "$TREE/.git" ] && return
 	echo "tree: unpacking $PACKAGE $VERSION into $TREE"
-	echo "$SHA256  $TARBALL" | sha256sum -c --quiet ||
-		die "$TARBALL does not match the pinned sha256 (make setup)"
+	bash scripts/fetch.sh
 	mkdir -p "$TREE"
 	tar -xJf "$TARBALL" -C "$TREE" --strip-components=1
 	git -C "$TREE" init -q -b qbulk
@@ -50,11 +50,11 @@ fi
 
 [ -z "$(git -C "$TREE" status --porcelain --untracked-files=no)" ] ||
 	die "$TREE has uncommitted changes; commit them and 'make export'"
-want=$(cat patches/0*.patch | sha256sum | cut -d' ' -f1)
+want=$(cat "$PATCHES"/0*.patch | sha256sum | cut -d' ' -f1)
 have=$(branch_sum)
 [ "$have" = "$want" ] && exit 0
 if [ -f "$stamp" ] && [ "$have" != "$(cat "$stamp")" ]; then
-	die "branch qbulk has commits not in patches/; 'make export' first"
+	die "branch qbulk has commits not in $PATCHES/; 'make export' first"
 fi
 apply_series "$TREE"
 branch_sum > "$stamp"

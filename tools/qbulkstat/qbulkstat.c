@@ -61,14 +61,18 @@ static const char *tracing_problem(void)
 	return NULL;
 }
 
-/* Whether the event carries the fields the qbulk series adds. */
+/* Whether the event carries the fields the qbulk series adds. The stop
+ * field is a u8 on 6.12 and an enum qdisc_bulk_stop on 7.3: a field named
+ * stop of either type will do.
+ */
 static bool event_has_bytes(void)
 {
 	char *format;
 	bool ok;
 
 	format = tracefs_event_file_read(NULL, SYSTEM, EVENT, "format", NULL);
-	ok = format && strstr(format, "field:u8 stop;") &&
+	ok = format && (strstr(format, "field:u8 stop;") ||
+			strstr(format, "field:enum qdisc_bulk_stop stop;")) &&
 	     strstr(format, "field:unsigned int bytes;");
 	free(format);
 	return ok;
