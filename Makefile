@@ -3,7 +3,7 @@
 export PATH := /usr/sbin:/usr/bin:/sbin:/bin:$(PATH)
 
 # The base kernel: 7.3 (the queue in patches/) or 6.12 (backports/6.12/)
-KERNEL ?= 6.12
+KERNEL ?= 7.3
 export KERNEL
 FLAVOUR ?= debug
 SOURCE ?= qbulk

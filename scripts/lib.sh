@@ -3,7 +3,7 @@
 
 # The kernel the series is applied to: 7.3, the primary queue in patches/,
 # or 6.12, the backport queue in backports/6.12/ (base/linux-$KERNEL.pin).
-KERNEL=${KERNEL:-6.12}
+KERNEL=${KERNEL:-7.3}
 [ -f "base/linux-$KERNEL.pin" ] || {
 	echo "no base/linux-$KERNEL.pin: KERNEL is 7.3 or 6.12" >&2
 	exit 1

@@ -31,7 +31,7 @@ apt-get install -y -q --no-install-recommends \
 	libssl-dev cpio ccache python3 perl kmod \
 	iproute2 ethtool iputils-ping busybox-static socat procps \
 	trace-cmd jq gawk clang llvm libbpf-dev shellcheck \
-	python3-ply python3-git python3-yaml python3-matplotlib \
+	python3-ply python3-git python3-yaml python3-matplotlib python3-pyroute2 \
 	libtracefs-dev libtraceevent-dev pkg-config
 bpo=bookworm-backports
 apt-get install -y -q --no-install-recommends \
