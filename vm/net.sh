@@ -152,9 +152,10 @@ pktgen() {
 # Stop reasons of the qdisc_dequeue tracepoint, by value (patched kernel).
 DEQ_STOPS=(none packets bytes bql empty txq)
 
-# Whether this kernel's qdisc_dequeue event has bytes and stop reasons.
+# Whether this kernel's qdisc_dequeue event has bytes and stop reasons
+# (stop is a u8 on 6.12, an enum qdisc_bulk_stop on 7.3).
 deq_has_stop() {
-	grep -q 'field:u8 stop;' "$DEQ_EVENT/format"
+	grep -q -E 'field:(u8|enum qdisc_bulk_stop) stop;' "$DEQ_EVENT/format"
 }
 
 # Histogram of the dequeues on DEV from the qdisc_dequeue tracepoint:
