@@ -3,16 +3,16 @@
 # QEMU comes from bookworm-backports: bookworm's 7.2 has no igb device.
 # Only the named package is taken from backports; nothing else is upgraded.
 set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
 
 [ "$(id -u)" = 0 ] || { echo "setup: run as root" >&2; exit 1; }
 
 # Backports come from the mirror the machine already uses for bookworm.
 src=/etc/apt/sources.list.d/qbulk-backports.sources
 if [ ! -f "$src" ]; then
-	# shellcheck disable=SC2016 # apt's own field syntax
-	uri=$(apt-get indextargets --format '$(REPO_URI)' \
-		'Codename: bookworm' 'Component: main' | awk 'NR == 1')
-	[ -n "$uri" ] || { echo "setup: no bookworm source in apt" >&2; exit 1; }
+	uri=$(debian_uri)
+	[ -n "$uri" ] || die "no bookworm source in apt"
 	cat > "$src" <<EOF
 Types: deb
 URIs: $uri
