@@ -13,13 +13,17 @@ MODES ?= main cost latency
 NAME ?=
 R ?= $(lastword $(sort $(wildcard results/*)))
 
-.PHONY: demo check bench report qbulkstat setup tree base-tree export build ksft shell clean
+.PHONY: demo check backport bench report qbulkstat setup tree base-tree export build ksft shell clean
 
 demo: build/setup.stamp
 	bash scripts/demo.sh
 
 check: build/setup.stamp
 	bash scripts/check.sh $(if $(T),-t $(T))
+
+# make check on the 6.12 backport; results/backport-6.12/check.log.
+backport: build/setup.stamp
+	bash scripts/backport.sh
 
 # Base kernel vs patched, REPS runs each; results/NAME/report.md.
 bench: build/setup.stamp
