@@ -32,7 +32,7 @@ shift $((OPTIND - 1))
 
 mkdir -p "$outdir"
 outdir=$(cd "$outdir" && pwd)
-rm -f "$outdir"/{rc,dmesg,console.log,kernel.log}
+rm -f "$outdir"/{rc,dmesg,console.log,kernel.log,kernel-stalled-*.log}
 printf '%q ' "$@" > "$outdir/cmd"
 
 # Only errors on the console by default: each line printed costs the
@@ -76,8 +76,37 @@ qemu+=(${QBULK_QEMU_OPTS:-})
 if [ -n "$interactive" ]; then
 	exec "${qemu[@]}" -serial mon:stdio
 fi
-timeout --foreground "$limit" "${qemu[@]}" \
-	-serial "file:$outdir/kernel.log" -serial stdio </dev/null |
-	tee "$outdir/console.log" || true
+
+# watch_boot: stop QEMU if the guest's init has not started within
+# $boot_limit seconds: TCG has been seen to stall the guest's timers
+# early in boot (RCU stall reports, then nothing), and such a guest
+# would only end at $limit.
+boot_limit=${QBULK_BOOT_LIMIT:-300}
+watch_boot() {
+	local waited=0
+
+	while ((waited < boot_limit)); do
+		sleep 5
+		waited=$((waited + 5))
+		[ ! -e "$outdir/started" ] || return 0
+	done
+	: > "$outdir/stalled"
+	kill "$(cat "$outdir/qemu.pid")"
+}
+
+for try in 1 2 3; do
+	rm -f "$outdir"/{started,stalled,qemu.pid}
+	watch_boot &
+	watcher=$!
+	timeout --foreground "$limit" "${qemu[@]}" -pidfile "$outdir/qemu.pid" \
+		-serial "file:$outdir/kernel.log" -serial stdio </dev/null |
+		tee "$outdir/console.log" || true
+	kill "$watcher" 2>/dev/null || true
+	wait "$watcher" 2>/dev/null || true
+	[ -e "$outdir/stalled" ] || break
+	mv "$outdir/kernel.log" "$outdir/kernel-stalled-$try.log"
+	echo "vm: the guest stalled before its init ran (boot $try of 3," \
+		"see $outdir/kernel-stalled-$try.log)" >&2
+done
 [ -f "$outdir/rc" ] || die "the guest did not finish (see $outdir/console.log)"
 exit "$(cat "$outdir/rc")"

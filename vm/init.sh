@@ -21,6 +21,8 @@ ln -s /proc/self/fd/2 /dev/stderr
 mount -t devpts devpts /dev/pts
 mount -t tmpfs shm /dev/shm
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 qbulk-out /tmp/out
+# Tells scripts/vm.sh that the boot got this far
+: > /tmp/out/started
 
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/tmp TERM=${TERM:-linux} QBULK_OUT=/tmp/out
