@@ -60,8 +60,9 @@ def percentile(values, share):
     return values[round(share * (len(values) - 1))]
 
 
-def probe_metrics(probes):
+def probe_metrics(run):
     """Figures of one run of bench/hol_probe.py's probes."""
+    probes = run["probes"]
     rtts = [p[0] / 1e3 for p in probes if p[0] >= 0]
     rings = [p[1] for p in probes]
     out = {"probes": len(probes), "probes unanswered": len(probes) - len(rtts),
@@ -78,6 +79,10 @@ def probe_metrics(probes):
         # scheduled again
         out["share of answered probes over 4 ms"] = \
             sum(1 for r in rtts if r > 4) / len(rtts)
+    if probes and "poll_slept" in run:
+        out["poll thread sleeps per probe"] = run["poll_slept"] / len(probes)
+        out["poll thread preemptions per probe"] = \
+            run["poll_preempted"] / len(probes)
     limits = [p[3] for p in probes if p[3] is not None]
     if limits:
         out["BQL limit, median (bytes)"] = statistics.median(limits)
@@ -133,7 +138,7 @@ def metrics(run):
         if key in run:
             out[key] = run[key]
     if run["probes"]:
-        out.update(probe_metrics(run["probes"]))
+        out.update(probe_metrics(run))
     return out
 
 
@@ -151,7 +156,9 @@ def fmt(value):
     return f"{value:.3g}"
 
 
-def table(runs, prefix, keys):
+def table(runs, prefix, keys, base_prefix=None):
+    """Rows for the scenarios under prefix; with base_prefix, the base
+    column is the base kernel's scenario of the same name under it."""
     scenarios = sorted({s for src in SOURCES for s in runs[src]
                         if s.startswith(prefix)})
     lines = ["| scenario | figure | base | patched | patched/base |",
@@ -160,9 +167,12 @@ def table(runs, prefix, keys):
         for key in keys:
             meds, cells = {}, {}
             for src in SOURCES:
+                name = scenario
+                if base_prefix and src == "base":
+                    name = base_prefix + scenario[len(prefix):]
                 meds[src], cells[src] = summary(
                     [metrics(r).get(key)
-                     for r in runs[src].get(scenario, [])])
+                     for r in runs[src].get(name, [])])
             if meds["base"] is None and meds["qbulk"] is None:
                 continue
             rel = "-"
@@ -364,13 +374,21 @@ from `bench/hol_probe.py`. Ring packets are those the sender's root
 qdisc has sent less those the peer's poll has taken, read as the probe
 is sent, measured the same way on both kernels. Each figure is the
 median over boots of the per-boot figure; round trips are guest
-wall-clock time under TCG: a model, not a hardware latency. The kernels
-are PREEMPT_NONE at HZ=250: a probe that finds the peer's poll thread
-descheduled behind the flood's threads waits for a tick (4 ms), which
-sets the tails on both kernels; the share over 4 ms counts those. The
-two counters behind the ring figure are read one after the other, so a
-read that the scheduler splits can exceed the ring's 256 slots: the
-maximum shows that skew, the median the ring.
+wall-clock time under TCG: a model, not a hardware latency. The two
+counters behind the ring figure are read one after the other, so a read
+that the scheduler splits can exceed the ring's 256 slots: the maximum
+shows that skew, the median the ring.
+
+The flood's two threads keep both vCPUs busy, so the peer's poll thread
+shares one with a flood thread, and while it waits for the CPU nothing
+leaves the ring, on either kernel. The kernels run at HZ=250. On 6.12
+(PREEMPT_NONE) a wakeup that should preempt sets need_resched, which
+the flood thread checks after every packet; on 7.3 x86 has no
+PREEMPT_NONE, and PREEMPT_LAZY's wakeups only ask for a preemption at
+the next tick (4 ms). The share over 4 ms counts the probes that waited
+for one, and the poll thread's context switches (voluntary: it slept
+with the ring empty; involuntary: a flood thread took its CPU) are given
+per probe.
 
 {table(runs, "latency/", ["probe rtt median (guest ms)",
                            "probe rtt p90 (guest ms)",
@@ -381,9 +399,30 @@ maximum shows that skew, the median the ring.
                            "ring packets at a probe, median",
                            "ring packets at a probe, max",
                            "share of probes with a qdisc backlog",
-                           "BQL limit, median (bytes)"])}
+                           "BQL limit, median (bytes)",
+                           "poll thread sleeps per probe",
+                           "poll thread preemptions per probe"])}
 
 {limits_plot}
+
+### The same with one packet at a time in the ring
+
+The patched kernel again with tx-0's `limit_max` at 0: BQL lets one
+packet into the ring and stops the queue until the poll completes it.
+No completion policy can leave less ahead of a probe, so what it still
+waits is the time the poll thread takes to run, not the ring. The base
+column is the base kernel's run of the same scenario above.
+
+{table(runs, "ring-1/", ["probe rtt median (guest ms)",
+                          "probe rtt p90 (guest ms)",
+                          "probe rtt p99 (guest ms)",
+                          "share of answered probes over 4 ms",
+                          "ring packets at a probe, median",
+                          "share of probes with a qdisc backlog",
+                          "poll thread sleeps per probe",
+                          "poll thread preemptions per probe"],
+       base_prefix="latency/")}
+
 
 ## Creating and deleting 1000 veth pairs
 

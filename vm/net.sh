@@ -286,16 +286,35 @@ wait_probe() {
 	wait "$1" || echo "prober exit code $?" >> "$QBULK_OUT/stuck.txt"
 }
 
-# probe_flood QDISC SIZE PROBES: the veth head-of-line scenario, pinned.
-# A veth with one tx and rx queue, TSO off here, GRO on the peer, its poll
-# in a thread of its own; QDISC as the root; two pktgen threads flood
-# with SIZE-byte frames at priority 0 (prio's low band) while
-# bench/hol_probe.py sends PROBES probes in the high band (its own flow
-# in fq_codel), one every 10 ms. Prints the probe's lines.
+# poll_switches: "SLEPT PREEMPTED" of the peer's NAPI thread so far, its
+# voluntary and involuntary context switches.
+poll_switches() {
+	local pid
+
+	pid=$(pgrep -x 'napi/qb1-[0-9]*' | head -n 1)
+	awk '/^voluntary_ctxt_switches/ { s = $2 }
+	     /^nonvoluntary_ctxt_switches/ { p = $2 }
+	     END { print s, p }' "/proc/$pid/status"
+}
+
+# probe_flood QDISC SIZE PROBES [LIMIT_MAX]: the veth head-of-line
+# scenario, pinned. A veth with one tx and rx queue, TSO off here, GRO on
+# the peer, its poll in a thread of its own; QDISC as the root; two pktgen
+# threads flood with SIZE-byte frames at priority 0 (prio's low band)
+# while bench/hol_probe.py sends PROBES probes in the high band (its own
+# flow in fq_codel), one every 10 ms. Prints the probe's lines, and how
+# often the peer's poll thread slept and was preempted meanwhile. With
+# LIMIT_MAX, tx-0's byte_queue_limits/limit_max is set to it first, and a
+# kernel without veth BQL prints nothing.
 probe_flood() {
-	local probe pg
+	local probe pg before after
+	local bql=/sys/class/net/$DEV/queues/tx-0/byte_queue_limits
 
 	setup_veth_napi 1
+	if [ -n "${4:-}" ]; then
+		[ -e "$bql" ] || { teardown; return 0; }
+		echo "$4" > "$bql/limit_max"
+	fi
 	ip netns exec "$PEER_NS" sh -c "echo 1 > /sys/class/net/qb1/threaded"
 	tc qdisc replace dev "$DEV" root handle 1: "$1"
 	python3 bench/hol_probe.py "$DEV" "$PEER_IP" "$3" \
@@ -307,9 +326,13 @@ probe_flood() {
 	# count 0: until stopped
 	pktgen "$DEV" 0 2 queue_xmit 1 "$2" > /dev/null &
 	pg=$!
+	before=$(poll_switches)
 	wait_probe "$probe"
+	after=$(poll_switches)
 	echo stop > /proc/net/pktgen/pgctrl
 	wait "$pg"
 	cat "$QBULK_OUT/probe.txt"
+	echo "$before $after" |
+		awk '{ print "poll_slept", $3 - $1; print "poll_preempted", $4 - $2 }'
 	teardown
 }
