@@ -79,10 +79,11 @@ def probe_metrics(run):
         # scheduled again
         out["share of answered probes over 4 ms"] = \
             sum(1 for r in rtts if r > 4) / len(rtts)
-    if probes and "poll_slept" in run:
-        out["poll thread sleeps per probe"] = run["poll_slept"] / len(probes)
-        out["poll thread preemptions per probe"] = \
-            run["poll_preempted"] / len(probes)
+    if run.get("poll_ms"):
+        out["poll thread sleeps per second"] = \
+            run["poll_slept"] * 1e3 / run["poll_ms"]
+        out["poll thread preemptions per second"] = \
+            run["poll_preempted"] * 1e3 / run["poll_ms"]
     limits = [p[3] for p in probes if p[3] is not None]
     if limits:
         out["BQL limit, median (bytes)"] = statistics.median(limits)
@@ -388,7 +389,7 @@ PREEMPT_NONE, and PREEMPT_LAZY's wakeups only ask for a preemption at
 the next tick (4 ms). The share over 4 ms counts the probes that waited
 for one, and the poll thread's context switches (voluntary: it slept
 with the ring empty; involuntary: a flood thread took its CPU) are given
-per probe.
+per second of the flood.
 
 {table(runs, "latency/", ["probe rtt median (guest ms)",
                            "probe rtt p90 (guest ms)",
@@ -400,8 +401,8 @@ per probe.
                            "ring packets at a probe, max",
                            "share of probes with a qdisc backlog",
                            "BQL limit, median (bytes)",
-                           "poll thread sleeps per probe",
-                           "poll thread preemptions per probe"])}
+                           "poll thread sleeps per second",
+                           "poll thread preemptions per second"])}
 
 {limits_plot}
 
@@ -419,8 +420,8 @@ column is the base kernel's run of the same scenario above.
                           "share of answered probes over 4 ms",
                           "ring packets at a probe, median",
                           "share of probes with a qdisc backlog",
-                          "poll thread sleeps per probe",
-                          "poll thread preemptions per probe"],
+                          "poll thread sleeps per second",
+                          "poll thread preemptions per second"],
        base_prefix="latency/")}
 
 

@@ -286,15 +286,16 @@ wait_probe() {
 	wait "$1" || echo "prober exit code $?" >> "$QBULK_OUT/stuck.txt"
 }
 
-# poll_switches: "SLEPT PREEMPTED" of the peer's NAPI thread so far, its
-# voluntary and involuntary context switches.
+# poll_switches: "SLEPT PREEMPTED MS" of the peer's NAPI thread so far:
+# its voluntary and involuntary context switches, and the time.
 poll_switches() {
 	local pid
 
 	pid=$(pgrep -x 'napi/qb1-[0-9]*' | head -n 1)
-	awk '/^voluntary_ctxt_switches/ { s = $2 }
-	     /^nonvoluntary_ctxt_switches/ { p = $2 }
-	     END { print s, p }' "/proc/$pid/status"
+	awk -v ms="$(($(date +%s%N) / 1000000))" '
+		/^voluntary_ctxt_switches/ { s = $2 }
+		/^nonvoluntary_ctxt_switches/ { p = $2 }
+		END { print s, p, ms }' "/proc/$pid/status"
 }
 
 # probe_flood QDISC SIZE PROBES [LIMIT_MAX]: the veth head-of-line
@@ -303,14 +304,15 @@ poll_switches() {
 # threads flood with SIZE-byte frames at priority 0 (prio's low band)
 # while bench/hol_probe.py sends PROBES probes in the high band (its own
 # flow in fq_codel), one every 10 ms. Prints the probe's lines, and how
-# often the peer's poll thread slept and was preempted meanwhile. With
+# often the peer's poll thread slept and was preempted meanwhile, and in
+# how long. With
 # LIMIT_MAX, tx-0's byte_queue_limits/limit_max is set to it first, and a
 # kernel without veth BQL prints nothing.
 probe_flood() {
-	local probe pg before after
-	local bql=/sys/class/net/$DEV/queues/tx-0/byte_queue_limits
+	local probe pg before after bql
 
 	setup_veth_napi 1
+	bql=/sys/class/net/$DEV/queues/tx-0/byte_queue_limits
 	if [ -n "${4:-}" ]; then
 		[ -e "$bql" ] || { teardown; return 0; }
 		echo "$4" > "$bql/limit_max"
@@ -332,7 +334,7 @@ probe_flood() {
 	echo stop > /proc/net/pktgen/pgctrl
 	wait "$pg"
 	cat "$QBULK_OUT/probe.txt"
-	echo "$before $after" |
-		awk '{ print "poll_slept", $3 - $1; print "poll_preempted", $4 - $2 }'
+	echo "$before $after" | awk '{ print "poll_slept", $4 - $1
+		print "poll_preempted", $5 - $2; print "poll_ms", $6 - $3 }'
 	teardown
 }
