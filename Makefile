@@ -11,9 +11,10 @@ T ?=
 REPS ?= 5
 MODES ?= main cost latency
 NAME ?=
+M ?=
 R ?= $(lastword $(sort $(wildcard results/*)))
 
-.PHONY: demo check backport bench report qbulkstat setup tree base-tree export build ksft shell clean
+.PHONY: demo check backport mutants bench report qbulkstat setup tree base-tree export build ksft shell clean
 
 demo: build/setup.stamp
 	bash scripts/demo.sh
@@ -24,6 +25,11 @@ check: build/setup.stamp
 # make check on the 6.12 backport; results/backport-6.12/check.log.
 backport: build/setup.stamp
 	bash scripts/backport.sh
+
+# Each sabotage of tests/mutants/ (or only M=NAME...) built, booted and
+# caught by its tests; results/mutants/report.md.
+mutants: build/setup.stamp
+	bash scripts/mutants.sh $(M)
 
 # Base kernel vs patched, REPS runs each; results/NAME/report.md.
 bench: build/setup.stamp

@@ -1,0 +1,128 @@
+#!/bin/bash
+# 'make mutants': each sabotage patch of tests/mutants/ is applied on top of
+# the series, the debug kernel rebuilt (incrementally, with ccache) and
+# booted with only the tests its "Tests:" line names; the mutant is caught
+# when one of their cases fails (a KUnit case of a named suite, a case of a
+# named kselftest), or the kernel splats where make check would see it.
+# The tree is restored after each mutant, whatever happens. Results go to
+# results/mutants/: NAME.txt per mutant, report.md for all of them. Fails
+# unless every mutant ran and was caught.
+#   mutants.sh [NAME...]   only these mutants (file names without .patch)
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit
+. scripts/lib.sh
+
+dir=results/mutants
+mkdir -p "$dir"
+
+bash scripts/tree.sh || exit
+bash scripts/ksft.sh || exit
+trap 'git -C "$TREE" checkout -q -- .' EXIT
+
+if [ $# -gt 0 ]; then
+	mutants=("${@/%/.patch}")
+	mutants=("${mutants[@]/#/tests/mutants/}")
+else
+	mutants=(tests/mutants/*.patch)
+fi
+
+splat='WARNING:|BUG:|Oops|Kernel panic|KASAN|general protection'
+
+# verdict NAME TESTS VM: what caught mutant NAME booted in VM, one line
+# per failing case of TESTS, or nothing
+verdict() {
+	local status path detail test suite
+
+	while IFS=$'\t' read -r status path detail; do
+		[ "$status" = FAIL ] || continue
+		suite=${path%% / *}
+		[[ " $2 " == *" kunit:$suite "* ]] &&
+			echo "kunit: $path${detail:+ ($detail)}"
+	done < <(/usr/bin/python3 scripts/ktap.py "$3/kernel.log" 2>/dev/null)
+	while IFS=$'\t' read -r status path detail; do
+		[ "$status" = FAIL ] || continue
+		test=$(sed -E 's/^selftests: (.*): /\1:/' <<< "${path%% / *}")
+		[[ " $2 " == *" $test "* ]] &&
+			echo "kselftest: $path${detail:+ ($detail)}"
+	done < <(/usr/bin/python3 scripts/ktap.py "$3/ksft.tap" 2>/dev/null)
+	grep -E -m 1 "$splat" "$3/kernel.log" 2>/dev/null | sed 's/^/splat: /'
+}
+
+# run PATCH: one mutant, its result in $dir/NAME.txt
+run() {
+	local patch=$1 name tests ksft=() t vm start=$SECONDS append='' result
+
+	name=$(basename "$patch" .patch)
+	tests=$(sed -n 's/^Tests: //p' "$patch")
+	vm=$BUILD/mutants/$name
+	rm -rf "$vm"
+	mkdir -p "$vm"
+	echo "mutant $name: $(sed -n 's/^Promise: //p' "$patch")"
+	if ! git -C "$TREE" apply "$patch"; then
+		result="does not apply"
+	elif ! bash scripts/build.sh debug qbulk > "$vm/build.log" 2>&1; then
+		result="does not build (see $vm/build.log)"
+	else
+		for t in $tests; do
+			case $t in
+			kunit:*) ;;
+			*tx_doorbell_dma.py) ksft+=(-t "$t") append="swiotlb=512,force" ;;
+			*) ksft+=(-t "$t") ;;
+			esac
+		done
+		# No kselftest named: guest.sh selects none, KUnit runs at boot.
+		[ ${#ksft[@]} -gt 0 ] || ksft=(-t none)
+		QBULK_LOGLEVEL=7 QBULK_APPEND=$append bash scripts/vm.sh \
+			-t 3000 -o "$vm" -- bash tests/guest.sh "${ksft[@]}" \
+			> "$vm/guest.log" 2>&1
+		verdict "$name" "$tests" "$vm" > "$vm/caught"
+		if [ -s "$vm/caught" ]; then
+			result=caught
+		else
+			result=missed
+		fi
+	fi
+	git -C "$TREE" checkout -q -- .
+	{
+		echo "result: $result"
+		echo "tests: $tests"
+		echo "time: $((SECONDS - start)) s"
+		sed 's/^/by: /' "$vm/caught" 2>/dev/null
+	} > "$dir/$name.txt"
+	echo "mutant $name: $result in $((SECONDS - start)) s"
+	[ "$result" = caught ]
+}
+
+# report: the table of every mutant of tests/mutants/ and its last result
+report() {
+	local patch name txt
+
+	echo "# Mutants: sabotages of the series and the tests that catch them"
+	echo
+	echo "Made by \`make mutants\` (scripts/mutants.sh) on the series of"
+	echo "commit $(git rev-parse --short HEAD), Linux $VERSION, debug kernel"
+	echo "under QEMU TCG. Each mutant was built and booted on its own."
+	echo
+	echo "| mutant | promise broken | tests | result | caught by | time |"
+	echo "|---|---|---|---|---|---|"
+	for patch in tests/mutants/*.patch; do
+		name=$(basename "$patch" .patch)
+		txt=$dir/$name.txt
+		printf '| %s | %s | %s | %s | %s | %s |\n' "$name" \
+			"$(sed -n 's/^Promise: //p' "$patch")" \
+			"$(sed -n 's/^Tests: //p' "$patch")" \
+			"$(sed -n 's/^result: //p' "$txt" 2>/dev/null || echo "not run")" \
+			"$(sed -n 's/^by: //p' "$txt" 2>/dev/null | head -3 |
+				sed 's/|/\\|/g' | paste -s -d ';' | sed 's/;/; /g')" \
+			"$(sed -n 's/^time: //p' "$txt" 2>/dev/null)"
+	done
+}
+
+failed=0
+for patch in "${mutants[@]}"; do
+	[ -f "$patch" ] || die "no mutant $patch"
+	run "$patch" || failed=$((failed + 1))
+done
+report > "$dir/report.md"
+echo "mutants: ${#mutants[@]} run, $failed not caught; see $dir/report.md"
+[ "$failed" = 0 ]
