@@ -58,7 +58,7 @@ run() {
 	rm -rf "$vm"
 	mkdir -p "$vm"
 	echo "mutant $name: $(sed -n 's/^Promise: //p' "$patch")"
-	if ! git -C "$TREE" apply "$patch"; then
+	if ! git -C "$TREE" apply "$PWD/$patch"; then
 		result="does not apply"
 	elif ! bash scripts/build.sh debug qbulk > "$vm/build.log" 2>&1; then
 		result="does not build (see $vm/build.log)"
