@@ -77,8 +77,11 @@ setup_veth_napi() {
 }
 
 teardown() {
-	ip netns del "$PEER_NS" 2>/dev/null || true
+	# The pair before its namespace: deleting the pair returns once both
+	# ends are gone, where deleting the namespace leaves them to a worker,
+	# and the next setup_veth would find qb0 still there.
 	ip link del qb0 2>/dev/null || true
+	ip netns del "$PEER_NS" 2>/dev/null || true
 	# An address left on an igb NIC would take the route of the next pair.
 	if [ -n "${DEV:-}" ]; then
 		ip addr del "$LOCAL_IP/24" dev "$DEV" 2>/dev/null || true
