@@ -101,9 +101,9 @@ printf '\nveth, peer in NAPI: a ping in the high band of prio behind a flood\n'
 cat <<EOF
 Two pktgen threads flood the low band with 1000-byte frames; a probe
 every 10 ms. Without veth BQL up to 256 packets (the peer's ring) wait
-ahead of every probe, out of the qdisc's reach (the base kernel: a
-median of about 250, and a round trip of about 4.5 ms, in
-results/s5-veth-latency); with it, BQL keeps the backlog in the qdisc,
+ahead of every probe, out of the qdisc's reach (the base 7.3 kernel: a
+median of about 250, and a round trip of about 8 ms, in
+results/s8-latency-7.3); with it, BQL keeps the backlog in the qdisc,
 where prio sends the probe first.
 EOF
 probe_flood prio 1000 "${QBULK_DEMO_PROBES:-100}" | awk '
