@@ -11,7 +11,7 @@ T ?=
 REPS ?= 5
 MODES ?= main cost latency
 NAME ?=
-M ?=
+MUTANTS ?=
 R ?= $(lastword $(sort $(wildcard results/*)))
 
 .PHONY: demo check backport mutants bench report qbulkstat setup tree base-tree export build ksft shell clean
@@ -26,10 +26,10 @@ check: build/setup.stamp
 backport: build/setup.stamp
 	bash scripts/backport.sh
 
-# Each sabotage of tests/mutants/ (or only M=NAME...) built, booted and
+# Each sabotage of tests/mutants/ (or only MUTANTS="NAME...") built, booted and
 # caught by its tests; results/mutants/report.md.
 mutants: build/setup.stamp
-	bash scripts/mutants.sh $(M)
+	bash scripts/mutants.sh $(MUTANTS)
 
 # Base kernel vs patched, REPS runs each; results/NAME/report.md.
 bench: build/setup.stamp
