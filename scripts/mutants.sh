@@ -8,23 +8,13 @@
 # results/mutants/: NAME.txt per mutant, report.md for all of them. Fails
 # unless every mutant ran and was caught.
 #   mutants.sh [NAME...]   only these mutants (file names without .patch)
+#   mutants.sh --report    only write report.md from the last results
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit
 . scripts/lib.sh
 
 dir=results/mutants
 mkdir -p "$dir"
-
-bash scripts/tree.sh || exit
-bash scripts/ksft.sh || exit
-trap 'git -C "$TREE" checkout -q -- .' EXIT
-
-if [ $# -gt 0 ]; then
-	mutants=("${@/%/.patch}")
-	mutants=("${mutants[@]/#/tests/mutants/}")
-else
-	mutants=(tests/mutants/*.patch)
-fi
 
 splat='WARNING:|BUG:|Oops|Kernel panic|KASAN|general protection'
 
@@ -116,7 +106,28 @@ report() {
 				sed 's/|/\\|/g' | paste -s -d ';' | sed 's/;/; /g')" \
 			"$(sed -n 's/^time: //p' "$txt" 2>/dev/null)"
 	done
+	echo
+	for patch in tests/mutants/*.patch; do
+		grep -q '^Note: ' "$patch" || continue
+		echo "- $(basename "$patch" .patch): $(sed -n 's/^Note: //p' "$patch")"
+	done
 }
+
+if [ "${1:-}" = --report ]; then
+	report > "$dir/report.md"
+	exit
+fi
+
+bash scripts/tree.sh || exit
+bash scripts/ksft.sh || exit
+trap 'git -C "$TREE" checkout -q -- .' EXIT
+
+if [ $# -gt 0 ]; then
+	mutants=("${@/%/.patch}")
+	mutants=("${mutants[@]/#/tests/mutants/}")
+else
+	mutants=(tests/mutants/*.patch)
+fi
 
 failed=0
 for patch in "${mutants[@]}"; do
