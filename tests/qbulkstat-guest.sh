@@ -22,6 +22,14 @@ value() {
 	awk -v k="$1" '$1 == k { print $2 }' "$out"
 }
 
+# wait_trigger: until the tool has set its histogram (for up to 5 s)
+wait_trigger() {
+	for _ in $(seq 50); do
+		grep -q '^hist' "$DEQ_EVENT/trigger" && return
+		sleep 0.1
+	done
+}
+
 # No IPv6 chatter (router solicitations) among the packets counted.
 sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 if ! setup_igb; then
@@ -45,10 +53,7 @@ done
 # the tool has set its histogram.
 "$tool" -1 -p -i 6 "$DEV" > "$out" 2> /tmp/qbulkstat.err &
 pid=$!
-for _ in $(seq 50); do
-	grep -q '^hist' "$DEQ_EVENT/trigger" && break
-	sleep 0.1
-done
+wait_trigger
 sleep 0.5
 pktgen "$DEV" 500 2 queue_xmit > /dev/null
 wait "$pid"
@@ -81,10 +86,7 @@ check "trigger removed" bash -c "! grep -q '^hist' $DEQ_EVENT/trigger"
 json=/tmp/qbulkstat.json
 "$tool" -1 -j -i 6 "$DEV" > "$json" 2> /tmp/qbulkstat.err &
 pid=$!
-for _ in $(seq 50); do
-	grep -q '^hist' "$DEQ_EVENT/trigger" && break
-	sleep 0.1
-done
+wait_trigger
 sleep 0.5
 pktgen "$DEV" 500 2 queue_xmit > /dev/null
 wait "$pid"
@@ -108,10 +110,7 @@ assert o["doorbells"] + o["xmit_more"] > 0, o
 ip link add qbgone type veth peer name qbgone1
 "$tool" -i 0.2 qbgone > /dev/null 2> /tmp/qbulkstat.err &
 pid=$!
-for _ in $(seq 50); do
-	grep -q '^hist' "$DEQ_EVENT/trigger" && break
-	sleep 0.1
-done
+wait_trigger
 ip link del qbgone
 for _ in $(seq 50); do
 	kill -0 "$pid" 2>/dev/null || break
