@@ -79,7 +79,7 @@ else
 	cat "$out/roundtrip.log"
 fi
 
-if shellcheck -x scripts/*.sh tests/*.sh vm/*.sh demo/*.sh bench/*.sh .ci/run > "$out/shellcheck.log"
+if shellcheck -x scripts/*.sh tests/*.sh vm/*.sh demo/*.sh bench/*.sh tools/qbulkstat/*.sh .ci/run > "$out/shellcheck.log"
 then
 	result pass "shellcheck"
 else
@@ -125,6 +125,23 @@ make -s -C tools/qbulkstat OUT="$PWD/$out" test > "$out/qbulkstat-unit.tap" 2>&1
 tap_results "qbulkstat unit" "$out/qbulkstat-unit.tap"
 grep -q '^1\.\.' "$out/qbulkstat-unit.tap" ||
 	result fail "qbulkstat unit" "see $out/qbulkstat-unit.tap"
+make -s -C tools/qbulkstat OUT="$PWD/$out" test-cli > "$out/qbulkstat-cli.tap" 2>&1
+tap_results "qbulkstat command line" "$out/qbulkstat-cli.tap"
+grep -q '^1\.\.' "$out/qbulkstat-cli.tap" ||
+	result fail "qbulkstat command line" "see $out/qbulkstat-cli.tap"
+
+# The man page: groff takes it without a warning, and it is what its RST
+# source makes.
+man=tools/qbulkstat/qbulkstat.8
+groff -man -ww -z "$man" > "$out/man.log" 2>&1
+if [ -s "$out/man.log" ]; then
+	result fail "qbulkstat man page" "groff: see $out/man.log"
+	cat "$out/man.log"
+elif ! rst2man tools/qbulkstat/Documentation/qbulkstat.rst | cmp -s - "$man"; then
+	result fail "qbulkstat man page" "not made from its RST source: make -C tools/qbulkstat man"
+else
+	result pass "qbulkstat man page"
+fi
 
 # 2. The debug kernel, booted.
 step "build the debug kernel" bash scripts/build.sh debug qbulk

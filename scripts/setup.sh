@@ -32,7 +32,7 @@ apt-get install -y -q --no-install-recommends \
 	iproute2 ethtool iputils-ping busybox-static socat procps \
 	trace-cmd jq gawk clang llvm libbpf-dev shellcheck \
 	python3-ply python3-git python3-yaml python3-matplotlib python3-pyroute2 \
-	libtracefs-dev libtraceevent-dev pkg-config
+	libtracefs-dev libtraceevent-dev pkg-config python3-docutils groff-base
 bpo=bookworm-backports
 apt-get install -y -q --no-install-recommends \
 	qemu-system-x86/$bpo qemu-system-common/$bpo qemu-system-data/$bpo \

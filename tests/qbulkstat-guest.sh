@@ -22,6 +22,14 @@ value() {
 	awk -v k="$1" '$1 == k { print $2 }' "$out"
 }
 
+# wait_trigger: until the tool has set its histogram (for up to 5 s)
+wait_trigger() {
+	for _ in $(seq 50); do
+		grep -q '^hist' "$DEQ_EVENT/trigger" && return
+		sleep 0.1
+	done
+}
+
 # No IPv6 chatter (router solicitations) among the packets counted.
 sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 if ! setup_igb; then
@@ -45,10 +53,7 @@ done
 # the tool has set its histogram.
 "$tool" -1 -p -i 6 "$DEV" > "$out" 2> /tmp/qbulkstat.err &
 pid=$!
-for _ in $(seq 50); do
-	grep -q '^hist' "$DEQ_EVENT/trigger" && break
-	sleep 0.1
-done
+wait_trigger
 sleep 0.5
 pktgen "$DEV" 500 2 queue_xmit > /dev/null
 wait "$pid"
@@ -76,6 +81,48 @@ check "doorbells counted" test "$(($(value doorbells) + $(value xmit_more)))" \
 	-ge "$(($(value packets) - ${requeues:-0}))"
 # The histogram trigger is gone after the run
 check "trigger removed" bash -c "! grep -q '^hist' $DEQ_EVENT/trigger"
+
+# The same with -j: one JSON object, whose figures add up as above.
+json=/tmp/qbulkstat.json
+"$tool" -1 -j -i 6 "$DEV" > "$json" 2> /tmp/qbulkstat.err &
+pid=$!
+wait_trigger
+sleep 0.5
+pktgen "$DEV" 500 2 queue_xmit > /dev/null
+wait "$pid"
+rc=$?
+cat "$json" >&2
+check "-j run exits 0" test "$rc" = 0
+check "-j prints one JSON object that adds up" python3 -c '
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+o = json.loads(lines[0])
+assert len(lines) == 1 and o["interface"] == sys.argv[2], lines
+assert o["dequeues"] > 0, o
+assert sum(o["packets_per_dequeue"].values()) == o["dequeues"], o
+assert sum(o["stop"].values()) == o["dequeues"], o
+assert o["bytes"] == o["packets"] * 1000, o
+assert o["doorbells"] + o["xmit_more"] > 0, o
+' "$json" "$DEV"
+
+# An interface that goes away mid-run: a one-line error, exit 1 and the
+# trigger removed.
+ip link add qbgone type veth peer name qbgone1
+"$tool" -i 0.2 qbgone > /dev/null 2> /tmp/qbulkstat.err &
+pid=$!
+wait_trigger
+ip link del qbgone
+for _ in $(seq 50); do
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.1
+done
+kill "$pid" 2>/dev/null
+wait "$pid"
+rc=$?
+check "interface gone: exits 1" test "$rc" = 1
+check "interface gone: one line says so" test "$(cat /tmp/qbulkstat.err)" \
+	= "qbulkstat: interface qbgone is gone"
+check "interface gone: trigger removed" bash -c "! grep -q '^hist' $DEQ_EVENT/trigger"
 
 "$tool" -1 nosuchif > /dev/null 2> /tmp/qbulkstat.err
 check "unknown interface fails" test $? = 1

@@ -2,14 +2,15 @@
 /*
  * qbulkstat: how the qdisc layer bulks on one interface, live.
  *
- *   qbulkstat [-1] [-p] [-i SECONDS] IFACE
+ *   qbulkstat [-1] [-p | -j] [-i SECONDS] IFACE
  *
  * Sets a histogram trigger on the qdisc:qdisc_dequeue tracepoint for
  * IFACE and shows, every interval, the dequeues of that interval: packets
  * and bytes per dequeue, why bulks stopped (where the kernel reports it)
  * and, where the driver counts them, doorbells per packet. -1 shows one
  * interval and exits; -p prints "KEY VALUE" lines for scripts instead of
- * the table. The trigger is removed on exit.
+ * the table, -j one JSON object per interval. The trigger is removed on
+ * exit. Exits 0, 1 on an error, 2 on a usage error (qbulkstat.rst).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -240,25 +241,81 @@ static void print_keys(const struct deq_stats *st, const struct doorbells *db)
 		       (unsigned long long)db->flushes);
 }
 
-static void usage(void)
+/* One JSON object on one line: the figures of print_keys(). */
+static void print_json(const char *ifname, double secs,
+		       const struct deq_stats *st, const struct doorbells *db)
 {
-	fprintf(stderr, "usage: qbulkstat [-1] [-p] [-i SECONDS] IFACE\n");
-	exit(2);
+	int i;
+
+	printf("{\"interface\":\"%s\",\"interval\":%g,\"dequeues\":%llu,"
+	       "\"packets\":%llu,\"largest\":%llu,\"packets_per_dequeue\":{",
+	       ifname, secs, (unsigned long long)st->dequeues,
+	       (unsigned long long)st->packets,
+	       (unsigned long long)st->largest);
+	for (i = 0; i < PKT_BUCKETS; i++)
+		printf("%s\"%s\":%llu", i ? "," : "", pkt_bucket_label(i),
+		       (unsigned long long)st->by_packets[i]);
+	printf("}");
+	if (st->has_bytes) {
+		printf(",\"bytes\":%llu,\"bytes_per_dequeue\":{",
+		       (unsigned long long)st->bytes);
+		for (i = 0; i < BYTE_BUCKETS; i++)
+			printf("%s\"%s\":%llu", i ? "," : "",
+			       byte_bucket_label(i),
+			       (unsigned long long)st->by_bytes[i]);
+		printf("},\"stop\":{");
+		for (i = 0; i < STOP_REASONS; i++)
+			printf("%s\"%s\":%llu", i ? "," : "", stop_names[i],
+			       (unsigned long long)st->by_stop[i]);
+		printf("}");
+	}
+	if (db->found)
+		printf(",\"doorbells\":%llu,\"xmit_more\":%llu,\"flushes\":%llu",
+		       (unsigned long long)db->doorbells,
+		       (unsigned long long)db->xmit_more,
+		       (unsigned long long)db->flushes);
+	printf("}\n");
 }
+
+static const char usage_text[] =
+	"usage: qbulkstat [-1] [-p | -j] [-i SECONDS] IFACE\n"
+	"Bulk dequeues of the qdiscs of IFACE, per interval.\n"
+	"  -1, --once              one interval, then exit\n"
+	"  -p, --keys              KEY VALUE lines instead of the table\n"
+	"  -j, --json              one JSON object per interval\n"
+	"  -i, --interval SECONDS  the interval (default 1)\n"
+	"  -h, --help              this text\n"
+	"Exit status: 0, 1 on an error, 2 on a usage error.\n";
+
+static void usage(int status)
+{
+	fputs(usage_text, status ? stderr : stdout);
+	exit(status);
+}
+
+static const struct option long_options[] = {
+	{ "once", no_argument, NULL, '1' },
+	{ "keys", no_argument, NULL, 'p' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
 
 int main(int argc, char **argv)
 {
 	struct doorbells db, db_prev, db_delta;
 	struct deq_stats cur, prev, delta;
-	bool once = false, keys = false;
+	bool once = false, keys = false, json = false;
 	char trigger[256], remove[258];
 	const char *problem, *ifname;
 	unsigned int ifindex;
-	bool has_bytes;
+	bool has_bytes, gone = false;
 	double secs = 1;
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "1pi:")) != -1) {
+	while ((opt = getopt_long(argc, argv, "1pji:h", long_options,
+				  NULL)) != -1) {
 		switch (opt) {
 		case '1':
 			once = true;
@@ -266,17 +323,23 @@ int main(int argc, char **argv)
 		case 'p':
 			keys = true;
 			break;
+		case 'j':
+			json = true;
+			break;
 		case 'i':
 			secs = atof(optarg);
 			if (secs <= 0)
-				usage();
+				usage(2);
+			break;
+		case 'h':
+			usage(0);
 			break;
 		default:
-			usage();
+			usage(2);
 		}
 	}
-	if (optind != argc - 1)
-		usage();
+	if (optind != argc - 1 || (keys && json))
+		usage(2);
 	ifname = argv[optind];
 	ifindex = if_nametoindex(ifname);
 	if (!ifindex) {
@@ -316,6 +379,12 @@ int main(int argc, char **argv)
 
 		if (nanosleep(&ts, NULL) && stop)
 			break;
+		if (if_nametoindex(ifname) != ifindex) {
+			fprintf(stderr, "qbulkstat: interface %s is gone\n",
+				ifname);
+			gone = true;
+			break;
+		}
 		err = read_stats(&cur, has_bytes);
 		if (err)
 			break;
@@ -330,6 +399,8 @@ int main(int argc, char **argv)
 		db_prev = db;
 		if (keys) {
 			print_keys(&delta, &db_delta);
+		} else if (json) {
+			print_json(ifname, secs, &delta, &db_delta);
 		} else {
 			if (!once && isatty(STDOUT_FILENO))
 				printf("\033[H\033[2J");
@@ -344,5 +415,5 @@ int main(int argc, char **argv)
 	if (err)
 		fprintf(stderr, "qbulkstat: reading the histogram: %s\n",
 			strerror(-err));
-	return err ? 1 : 0;
+	return err || gone ? 1 : 0;
 }
