@@ -30,6 +30,20 @@ wait_trigger() {
 	done
 }
 
+# loaded_run FILE OPTION: one 6 s interval of the tool with OPTION into
+# FILE while pktgen sends 500 packets on two threads; its exit code in rc
+loaded_run() {
+	local pid
+
+	"$tool" -1 "$2" -i 6 "$DEV" > "$1" 2> /tmp/qbulkstat.err &
+	pid=$!
+	wait_trigger
+	sleep 0.5
+	pktgen "$DEV" 500 2 queue_xmit > /dev/null
+	wait "$pid"
+	rc=$?
+}
+
 # No IPv6 chatter (router solicitations) among the packets counted.
 sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 if ! setup_igb; then
@@ -51,13 +65,7 @@ done
 # The interval holds the whole run (under 4 s in the VM), so that no bulk is
 # counted whose packets are sent after the counters are read: start once
 # the tool has set its histogram.
-"$tool" -1 -p -i 6 "$DEV" > "$out" 2> /tmp/qbulkstat.err &
-pid=$!
-wait_trigger
-sleep 0.5
-pktgen "$DEV" 500 2 queue_xmit > /dev/null
-wait "$pid"
-rc=$?
+loaded_run "$out" -p
 cat "$out" >&2
 
 check "one-shot run exits 0" test "$rc" = 0
@@ -84,13 +92,7 @@ check "trigger removed" bash -c "! grep -q '^hist' $DEQ_EVENT/trigger"
 
 # The same with -j: one JSON object, whose figures add up as above.
 json=/tmp/qbulkstat.json
-"$tool" -1 -j -i 6 "$DEV" > "$json" 2> /tmp/qbulkstat.err &
-pid=$!
-wait_trigger
-sleep 0.5
-pktgen "$DEV" 500 2 queue_xmit > /dev/null
-wait "$pid"
-rc=$?
+loaded_run "$json" -j
 cat "$json" >&2
 check "-j run exits 0" test "$rc" = 0
 check "-j prints one JSON object that adds up" python3 -c '
