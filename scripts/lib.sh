@@ -85,3 +85,11 @@ export_series() {
 	date=$(git -C "$dir" log -1 --format=%aD qbulk)
 	sed -i "3s/^Date: .*/Date: $date/" "$out/0000-cover-letter.patch"
 }
+
+# What in a guest's kernel log is a splat: make check fails on one, and
+# make mutants counts one as caught.
+splat='WARNING:|BUG:|Oops|Kernel panic|KASAN|UBSAN|general protection'
+splat+='|possible (circular|recursive) locking|inconsistent lock state'
+splat+='|suspicious RCU usage|NETDEV WATCHDOG|INFO: task .* blocked'
+splat+='|rcu: .*self-detected stall|rcu: INFO: .* detected stalls'
+splat+='|unregister_netdevice: waiting for|page_pool_release_retry\(\) stalled'

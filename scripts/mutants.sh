@@ -16,8 +16,6 @@ cd "$(dirname "$0")/.." || exit
 dir=results/mutants
 mkdir -p "$dir"
 
-splat='WARNING:|BUG:|Oops|Kernel panic|KASAN|general protection'
-
 # verdict NAME TESTS VM: what caught mutant NAME booted in VM, one line
 # per failing case of TESTS, or nothing
 verdict() {

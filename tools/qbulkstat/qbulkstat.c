@@ -245,11 +245,16 @@ static void print_keys(const struct deq_stats *st, const struct doorbells *db)
 static void print_json(const char *ifname, double secs,
 		       const struct deq_stats *st, const struct doorbells *db)
 {
+	const char *c;
 	int i;
 
-	printf("{\"interface\":\"%s\",\"interval\":%g,\"dequeues\":%llu,"
+	/* An interface name may hold a quote or a backslash */
+	printf("{\"interface\":\"");
+	for (c = ifname; *c; c++)
+		printf(*c == '"' || *c == '\\' ? "\\%c" : "%c", *c);
+	printf("\",\"interval\":%g,\"dequeues\":%llu,"
 	       "\"packets\":%llu,\"largest\":%llu,\"packets_per_dequeue\":{",
-	       ifname, secs, (unsigned long long)st->dequeues,
+	       secs, (unsigned long long)st->dequeues,
 	       (unsigned long long)st->packets,
 	       (unsigned long long)st->largest);
 	for (i = 0; i < PKT_BUCKETS; i++)
