@@ -45,6 +45,7 @@ boot() {
 		mkdir -p "$out"
 		if QBULK_ICOUNT=$icount \
 			QBULK_QEMU_OPTS="-trace enable=e1000e_core_write -D $out/qemu-trace.log" \
+			progress "bench: $source $mode" "bench-$mode" \
 			bash scripts/vm.sh -t 900 \
 			-k "$(kernel_out plain "$source")/arch/x86/boot/bzImage" \
 			-o "$out" -- sh -c "QBULK_BENCH_COUNT=${QBULK_BENCH_COUNT:-5000} \
@@ -60,11 +61,19 @@ boot() {
 	die "bench: $source $mode run $rep failed three times, see $out/console.log"
 }
 
+read -ra modes <<< "${QBULK_BENCH_MODES:-main cost latency}"
+boots=$((reps * 2 * ${#modes[@]}))
+done=0
+start=$SECONDS
 for ((rep = 1; rep <= reps; rep++)); do
 	for source in base qbulk; do
-		for mode in ${QBULK_BENCH_MODES:-main cost latency}; do
-			echo "bench: run $rep of $reps, $source, $mode"
+		for mode in "${modes[@]}"; do
+			left=
+			((done)) && left=", about $(hms $(((SECONDS - start) * \
+				(boots - done) / done))) left"
+			echo "bench: boot $((done + 1)) of $boots (run $rep of $reps, $source, $mode)$left"
 			boot "$source" "$mode" "$rep"
+			done=$((done + 1))
 		done
 	done
 done

@@ -53,4 +53,5 @@ missing=$(grep -h '^CONFIG_' "${fragments[@]}" |
 [ -z "$missing" ] || die "options not set as asked: $missing"
 
 echo "build: $source/$flavour in $out"
-kmake -j"$(nproc)" bzImage
+progress "build: $KERNEL $source/$flavour" "build-$KERNEL-$source-$flavour" \
+	kmake -j"$(nproc)" bzImage

@@ -93,3 +93,40 @@ splat+='|possible (circular|recursive) locking|inconsistent lock state'
 splat+='|suspicious RCU usage|NETDEV WATCHDOG|INFO: task .* blocked'
 splat+='|rcu: .*self-detected stall|rcu: INFO: .* detected stalls'
 splat+='|unregister_netdevice: waiting for|page_pool_release_retry\(\) stalled'
+
+# hms SECONDS: the time as 1m05s
+hms() {
+	printf '%dm%02ds' $(($1 / 60)) $(($1 % 60))
+}
+
+# progress LABEL NAME CMD...: run CMD and, while it runs, the time spent
+# against the last successful run's (kept as $BUILD/times/NAME), on
+# stderr: one line updated in place on a terminal, else a line a minute
+# (a CI log).
+progress() {
+	local label=$1 file=$BUILD/times/$2 start=$SECONDS last="" pid el
+	local next=60 rc=0
+
+	shift 2
+	[ -s "$file" ] && last=" of about $(hms "$(cat "$file")") last time"
+	"$@" &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 1
+		el=$((SECONDS - start))
+		if [ -t 2 ]; then
+			printf '\r%s: %s%s ' "$label" "$(hms "$el")" "$last" >&2
+		elif ((el >= next)); then
+			echo "$label: $(hms "$el")$last" >&2
+			next=$((next + 60))
+		fi
+	done
+	wait "$pid" || rc=$?
+	if [ -t 2 ]; then
+		printf '\r\033[K' >&2
+	fi
+	((rc == 0)) || return "$rc"
+	mkdir -p "${file%/*}"
+	echo $((SECONDS - start)) > "$file"
+	echo "$label: done in $(hms $((SECONDS - start)))" >&2
+}
