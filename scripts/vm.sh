@@ -73,8 +73,16 @@ done
 # shellcheck disable=SC2206 # word splitting of extra options is wanted
 qemu+=(${QBULK_QEMU_OPTS:-})
 
+# The hub joins two NICs and nothing of the host's, as intended, and QEMU
+# warns about that on every boot; that one line is dropped, the rest of
+# its stderr kept.
+hub_warning="qemu-system-x86_64: warning: hub 0 is not connected to host network"
+quiet_hub() {
+	grep -v -x -F "$hub_warning" >&2 || true
+}
+
 if [ -n "$interactive" ]; then
-	exec "${qemu[@]}" -serial mon:stdio
+	exec "${qemu[@]}" -serial mon:stdio 2> >(quiet_hub)
 fi
 
 # watch_boot: stop QEMU if the guest's init has not started within
@@ -99,8 +107,8 @@ for try in 1 2 3; do
 	watch_boot &
 	watcher=$!
 	timeout --foreground "$limit" "${qemu[@]}" -pidfile "$outdir/qemu.pid" \
-		-serial "file:$outdir/kernel.log" -serial stdio </dev/null |
-		tee "$outdir/console.log" || true
+		-serial "file:$outdir/kernel.log" -serial stdio </dev/null \
+		2> >(quiet_hub) | tee "$outdir/console.log" || true
 	kill "$watcher" 2>/dev/null || true
 	wait "$watcher" 2>/dev/null || true
 	[ -e "$outdir/stalled" ] || break
@@ -108,5 +116,9 @@ for try in 1 2 3; do
 	echo "vm: the guest stalled before its init ran (boot $try of 3," \
 		"see $outdir/kernel-stalled-$try.log)" >&2
 done
-[ -f "$outdir/rc" ] || die "the guest did not finish (see $outdir/console.log)"
-exit "$(cat "$outdir/rc")"
+[ -f "$outdir/rc" ] ||
+	die "the guest did not finish (see $outdir/console.log and kernel.log)"
+rc=$(cat "$outdir/rc")
+# The kernel's messages are not shown: where to find them when it failed
+[ "$rc" = 0 ] || echo "vm: the command exited $rc; kernel log: $outdir/kernel.log" >&2
+exit "$rc"
