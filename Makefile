@@ -12,9 +12,10 @@ REPS ?= 5
 MODES ?= main cost latency
 NAME ?=
 MUTANTS ?=
+FIRST ?= 1
 R ?= $(lastword $(sort $(wildcard results/*)))
 
-.PHONY: demo check backport mutants bench report qbulkstat setup tree base-tree export build ksft shell clean
+.PHONY: demo check backport mutants series-check bench report qbulkstat setup tree base-tree export build ksft shell clean
 
 demo: build/setup.stamp
 	bash scripts/demo.sh
@@ -30,6 +31,11 @@ backport: build/setup.stamp
 # caught by its tests; results/mutants/report.md.
 mutants: build/setup.stamp
 	bash scripts/mutants.sh $(MUTANTS)
+
+# Each patch built (W=1, gcc, clang, i386) and checked on its own, from
+# patch FIRST; results/series-check-KERNEL/report.md.
+series-check: build/setup.stamp
+	bash scripts/series-check.sh $(FIRST)
 
 # Base kernel vs patched, REPS runs each; results/NAME/report.md.
 bench: build/setup.stamp

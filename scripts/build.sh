@@ -10,11 +10,8 @@ cd "$(dirname "$0")/.."
 flavour=${1:-debug}
 source=${2:-qbulk}
 [ -f "config/$flavour.config" ] || die "no flavour '$flavour'"
-fragments=(config/vm.config "config/$flavour.config")
-# Options only one base kernel knows
-[ -f "config/vm-$KERNEL.config" ] && fragments+=("config/vm-$KERNEL.config")
 case $source in
-qbulk) tree=$TREE fragments+=(config/qbulk.config) ;;
+qbulk) tree=$TREE ;;
 base) tree=$BASE_TREE ;;
 *) die "source is qbulk or base, not '$source'" ;;
 esac
@@ -34,23 +31,7 @@ kmake() {
 	make -s -C "$tree" O="$out" CC="ccache gcc" "$@"
 }
 
-kmake tinyconfig
-"$tree/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" \
-	"${fragments[@]}" >/dev/null
-kmake olddefconfig
-
-# Kconfig drops options whose dependencies are unmet without a word.
-missing=$(grep -h '^CONFIG_' "${fragments[@]}" |
-	while read -r line; do
-		want=${line%%=*}
-		val=${line#*=}
-		if [ "$val" = n ]; then
-			grep -q "^$want=" "$out/.config" && echo "$want"
-		else
-			grep -qxF "$line" "$out/.config" || echo "$want"
-		fi
-	done) || true
-[ -z "$missing" ] || die "options not set as asked: $missing"
+kernel_config "$tree" "$out" "$flavour" "$source" CC="ccache gcc"
 
 echo "build: $source/$flavour in $out"
 progress "build: $KERNEL $source/$flavour" "build-$KERNEL-$source-$flavour" \

@@ -46,20 +46,6 @@ mkdir -p "$out"
 
 # 1. Host checks.
 step "apply the series" bash scripts/tree.sh
-# checkpatch_findings PATCH: what checkpatch --strict finds in PATCH, but
-# for those tests/checkpatch.allow accepts, as "FILE: TYPE: MESSAGE"
-checkpatch_findings() {
-	(cd "$TREE" && ./scripts/checkpatch.pl --strict --quiet --terse \
-		--showfile "$OLDPWD/$PATCHES/$1") |
-		sed -E '/^total: /d; s/^([^:]+):[0-9]+: /\1: /' |
-		awk 'NR == FNR {
-			if (!/^#/ && NF) { n = $1; sub(/^[0-9]+ /, ""); allow[$0] = n }
-			next
-		}
-		($0 in allow) && allow[$0]-- > 0 { next }
-		{ print }' tests/checkpatch.allow -
-}
-
 for p in $(series_patches); do
 	checkpatch_findings "$p" > "$out/checkpatch-$p.log" 2>&1
 	if [ -s "$out/checkpatch-$p.log" ]; then

@@ -42,6 +42,63 @@ kernel_out() {
 	echo "$BUILD/out-$KERNEL-$2-$1"
 }
 
+# config_fragments FLAVOUR SOURCE: the kconfig fragments of a VM kernel,
+# one per line: config/vm.config (+ vm-KERNEL.config) + FLAVOUR, and the
+# options the series adds when SOURCE is qbulk
+config_fragments() {
+	echo config/vm.config
+	echo "config/$1.config"
+	[ ! -f "config/vm-$KERNEL.config" ] || echo "config/vm-$KERNEL.config"
+	[ "$2" != qbulk ] || echo config/qbulk.config
+}
+
+# kernel_config TREE OUT FLAVOUR SOURCE [MAKE ARGS...]: OUT/.config from
+# tinyconfig and config_fragments, with MAKE ARGS (CC=, ARCH=). Fails if
+# Kconfig dropped an option the fragments set, which it does without a
+# word when the option's dependencies are unmet; with ARCH=i386 only
+# CONFIG_64BIT is let go, with KCONFIG_ANY=1 every option.
+kernel_config() {
+	local tree=$1 out=$2 missing
+	local -a fragments
+
+	mapfile -t fragments < <(config_fragments "$3" "$4")
+	shift 4
+	mkdir -p "$out"
+	make -s -C "$tree" O="$out" "$@" tinyconfig
+	"$tree/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" \
+		"${fragments[@]}" > /dev/null
+	make -s -C "$tree" O="$out" "$@" olddefconfig
+	[ -z "${KCONFIG_ANY:-}" ] || return 0
+	missing=$(grep -h '^CONFIG_' "${fragments[@]}" |
+		while read -r line; do
+			want=${line%%=*}
+			val=${line#*=}
+			if [ "$val" = n ]; then
+				grep -q "^$want=" "$out/.config" && echo "$want"
+			else
+				grep -qxF "$line" "$out/.config" || echo "$want"
+			fi
+		done) || true
+	[[ " $* " != *" ARCH=i386 "* ]] || missing=${missing//CONFIG_64BIT/}
+	[ -z "${missing//[[:space:]]/}" ] ||
+		die "options not set as asked: $missing"
+}
+
+# checkpatch_findings PATCH: what checkpatch --strict finds in PATCH (a
+# file of $PATCHES), but for those tests/checkpatch.allow accepts, as
+# "FILE: TYPE: MESSAGE"
+checkpatch_findings() {
+	(cd "$TREE" && ./scripts/checkpatch.pl --strict --quiet --terse \
+		--showfile "$OLDPWD/$PATCHES/$1") |
+		sed -E '/^total: /d; s/^([^:]+):[0-9]+: /\1: /' |
+		awk 'NR == FNR {
+			if (!/^#/ && NF) { n = $1; sub(/^[0-9]+ /, ""); allow[$0] = n }
+			next
+		}
+		($0 in allow) && allow[$0]-- > 0 { next }
+		{ print }' tests/checkpatch.allow -
+}
+
 # apply_series DIR: reset branch qbulk of the git tree DIR to 'base' and
 # apply patches/ on it. The cover letter's subject and text become the
 # branch description, from which export_series writes it back.
