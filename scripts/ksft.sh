@@ -65,10 +65,13 @@ if [ -n "$hw_tests" ]; then
 		cp "$src/drivers/net/hw/$test" "$dst/drivers/net/hw/"
 	done
 fi
-# The XDP program of veth.sh and veth_bql.sh: net/lib/ on 7.3, net/ on 6.12
-xdp=net/xdp_dummy.bpf
-[ -f "$src/$xdp.c" ] || xdp=net/lib/xdp_dummy.bpf
-mkdir -p "$dst/${xdp%/*}"
-clang -O2 --target=bpf -idirafter /usr/include/x86_64-linux-gnu \
-	-c "$src/$xdp.c" -o "$dst/$xdp.o"
+# The XDP programs of veth.sh and veth_bql.sh (xdp_dummy) and of
+# tx_doorbell.py (xdp_bounce): in net/lib/ on 7.3, in net/ on 6.12
+bpf_dir=net/lib
+[ -f "$src/$bpf_dir/xdp_dummy.bpf.c" ] || bpf_dir=net
+mkdir -p "$dst/$bpf_dir"
+for prog in xdp_dummy xdp_bounce; do
+	clang -O2 --target=bpf -idirafter /usr/include/x86_64-linux-gnu \
+		-c "$src/$bpf_dir/$prog.bpf.c" -o "$dst/$bpf_dir/$prog.bpf.o"
+done
 echo "ksft: $(wc -l < "$dst/kselftest-list.txt") tests in $dst"
