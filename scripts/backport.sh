@@ -1,8 +1,8 @@
 #!/bin/bash
 # 'make backport': make check on the 6.12 backport (backports/6.12/ on
-# 6.12.117): checkpatch, the queue's round trip, the debug kernel built
-# and booted, its KUnit suites and kselftests. The output, with this
-# machine's paths cut, goes to results/backport-6.12/check.log.
+# base/linux-6.12.pin): checkpatch, the queue's round trip, the debug
+# kernel built and booted, its KUnit suites and kselftests. The output,
+# with this machine's paths cut, goes to results/backport-6.12/check.log.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit
 export KERNEL=6.12
