@@ -75,6 +75,12 @@ hw_env_up() {
 	ip netns add "$remote_ns"
 	ip link set "$PEER_NETIF" netns "$remote_ns"
 	ip -n "$remote_ns" link set lo up
+	# The pair is IPv4 only: without IPv6 neither NIC sends packets of
+	# its own (solicitations, MLD reports) in the first seconds after it
+	# comes up, where the tests count every packet.
+	echo 1 > "/proc/sys/net/ipv6/conf/$NETIF/disable_ipv6"
+	ip netns exec "$remote_ns" sh -c \
+		"echo 1 > /proc/sys/net/ipv6/conf/$PEER_NETIF/disable_ipv6"
 	ip -n "$remote_ns" addr add 192.0.2.2/24 dev "$PEER_NETIF"
 	ip -n "$remote_ns" link set "$PEER_NETIF" up
 	ip addr add 192.0.2.1/24 dev "$NETIF"
