@@ -107,18 +107,22 @@ hol_run() {
 }
 
 # The veth head-of-line scenario (probe_flood in vm/net.sh) through prio
-# and through fq_codel, with 60- and 1000-byte frames. On a kernel with
-# veth BQL, each again with limit_max 0, which lets one packet at a time
-# into the peer's ring: what a probe waits for then is not the ring.
+# and through fq_codel, with 60- and 1000-byte frames, the peer's poll in
+# softirq context as a veth has it by default. On a kernel with veth BQL,
+# each again with limit_max 0, which lets one packet at a time into the
+# peer's ring: what a probe waits for then is not the ring. Then each
+# with the poll in a NAPI thread of its own.
 latency() {
 	local qdisc size
 
 	for qdisc in prio fq_codel; do
 		for size in 60 1000; do
-			probe_flood "$qdisc" "$size" "$PROBES" |
-				awk -v n="latency/$qdisc-$size" '{ print n, $0 }'
 			probe_flood "$qdisc" "$size" "$PROBES" 0 |
+				awk -v n="latency/$qdisc-$size" '{ print n, $0 }'
+			probe_flood "$qdisc" "$size" "$PROBES" 0 0 |
 				awk -v n="ring-1/$qdisc-$size" '{ print n, $0 }'
+			probe_flood "$qdisc" "$size" "$PROBES" 1 |
+				awk -v n="threaded/$qdisc-$size" '{ print n, $0 }'
 		done
 	done
 	churn

@@ -367,29 +367,32 @@ wall-clock under TCG: a model, noisier than the -icount figures.
 ## A high-priority probe behind a flood on veth
 
 The pinned scenario (`bench/guest.sh latency`): a veth with one tx and
-one rx queue, TSO off on the sender, GRO on the peer (its poll in a
-thread of its own), two pktgen threads flooding prio's low band, or
-fq_codel as the root qdisc, with 60- or 1000-byte frames; an ICMP echo
-with TOS 0x10 (prio's high band, its own flow in fq_codel) every 10 ms
-from `bench/hol_probe.py`. Ring packets are those the sender's root
-qdisc has sent less those the peer's poll has taken, read as the probe
-is sent, measured the same way on both kernels. Each figure is the
-median over boots of the per-boot figure; round trips are guest
-wall-clock time under TCG: a model, not a hardware latency. The two
-counters behind the ring figure are read one after the other, so a read
-that the scheduler splits can exceed the ring's 256 slots: the maximum
-shows that skew, the median the ring.
+one rx queue, TSO off on the sender, GRO on the peer (NAPI; its poll in
+softirq context, as a veth has it by default), two pktgen threads
+flooding prio's low band, or fq_codel as the root qdisc, with 60- or
+1000-byte frames; an ICMP echo with TOS 0x10 (prio's high band, its own
+flow in fq_codel) every 10 ms from `bench/hol_probe.py`. Ring packets
+are those the sender's root qdisc has sent less those the peer's poll
+has taken, read as the probe is sent, measured the same way on both
+kernels. Each figure is the median over boots of the per-boot figure;
+round trips are guest wall-clock time under TCG: a model, not a
+hardware latency. The two counters behind the ring figure are read one
+after the other, so a read that the scheduler splits can exceed the
+ring's 256 slots: the maximum shows that skew, the median the ring.
 
-The flood's two threads keep both vCPUs busy, so the peer's poll thread
-shares one with a flood thread, and while it waits for the CPU nothing
-leaves the ring, on either kernel. The kernels run at HZ=250. On 6.12
-(PREEMPT_NONE) a wakeup that should preempt sets need_resched, which
-the flood thread checks after every packet; on 7.3 x86 has no
-PREEMPT_NONE, and PREEMPT_LAZY's wakeups only ask for a preemption at
-the next tick (4 ms). The share over 4 ms counts the probes that waited
-for one, and the poll thread's context switches (voluntary: it slept
-with the ring empty; involuntary: a flood thread took its CPU) are given
-per second of the flood.
+The flood's two threads keep both vCPUs busy. The poll runs in softirq
+context after a transmit, or in ksoftirqd/N once the softirq work has
+run for too long; ksoftirqd then shares its vCPU with a flood thread,
+and while it waits for the CPU nothing leaves the ring, on either
+kernel. The kernels run at HZ=250. On 7.3 x86 has no PREEMPT_NONE, and
+PREEMPT_LAZY's wakeups only ask for a preemption at the next tick (4
+ms). The emulated vCPUs are threads of the host, which can take a vCPU
+away for milliseconds in the middle of a poll (seen in a trace of both
+kernels: single polls of 25 to 64 packets that took 4 to 9 ms of guest
+time, where most take 0.3 ms). The share over 4 ms counts the probes
+that waited for one of these, and the context switches of the threads
+that ran the poll (here ksoftirqd; voluntary: it slept; involuntary: a
+flood thread took its CPU) are given per second of the flood.
 
 {table(runs, "latency/", ["probe rtt median (guest ms)",
                            "probe rtt p90 (guest ms)",
@@ -411,8 +414,8 @@ per second of the flood.
 The patched kernel again with tx-0's `limit_max` at 0: BQL lets one
 packet into the ring and stops the queue until the poll completes it.
 No completion policy can leave less ahead of a probe, so what it still
-waits is the time the poll thread takes to run, not the ring. The base
-column is the base kernel's run of the same scenario above.
+waits is the time the poll takes to run, not the ring. The base column
+is the base kernel's run of the same scenario above.
 
 {table(runs, "ring-1/", ["probe rtt median (guest ms)",
                           "probe rtt p90 (guest ms)",
@@ -423,6 +426,24 @@ column is the base kernel's run of the same scenario above.
                           "poll thread sleeps per second",
                           "poll thread preemptions per second"],
        base_prefix="latency/")}
+
+### The same with the poll in a thread of its own
+
+The scenario above with the peer's `threaded` set to 1: its poll runs in
+a NAPI thread, which shares a vCPU with a flood thread and, preempted,
+waits for the next tick (4 ms) to run again. Round trips are then set by
+that wait more than by the ring, on both kernels.
+
+{table(runs, "threaded/", ["probe rtt median (guest ms)",
+                            "probe rtt p90 (guest ms)",
+                            "probe rtt p99 (guest ms)",
+                            "probe rtt max (guest ms)",
+                            "share of answered probes over 4 ms",
+                            "ring packets at a probe, median",
+                            "share of probes with a qdisc backlog",
+                            "BQL limit, median (bytes)",
+                            "poll thread sleeps per second",
+                            "poll thread preemptions per second"])}
 
 
 ## Creating and deleting 1000 veth pairs

@@ -106,7 +106,7 @@ median of about 250, and a round trip of about 8 ms, in
 results/s8-latency-7.3); with it, BQL keeps the backlog in the qdisc,
 where prio sends the probe first.
 EOF
-probe_flood prio 1000 "${QBULK_DEMO_PROBES:-100}" | awk '
+probe_flood prio 1000 "${QBULK_DEMO_PROBES:-100}" 0 | awk '
 	function median(a, n,   i, j, t) {
 		for (i = 2; i <= n; i++)
 			for (j = i; j > 1 && a[j - 1] > a[j]; j--) {

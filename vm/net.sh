@@ -289,38 +289,45 @@ wait_probe() {
 	wait "$1" || echo "prober exit code $?" >> "$QBULK_OUT/stuck.txt"
 }
 
-# poll_switches: "SLEPT PREEMPTED MS" of the peer's NAPI thread so far:
-# its voluntary and involuntary context switches, and the time.
+# poll_switches THREADED: "SLEPT PREEMPTED MS" of the threads that run
+# the peer's poll so far: its NAPI thread if THREADED is 1, else the
+# ksoftirqd threads, which run it when softirq work is deferred to them.
+# Their voluntary and involuntary context switches, and the time.
 poll_switches() {
-	local pid
+	local pattern='ksoftirqd/[0-9]*'
 
-	pid=$(pgrep -x 'napi/qb1-[0-9]*' | head -n 1)
-	awk -v ms="$(($(date +%s%N) / 1000000))" '
-		/^voluntary_ctxt_switches/ { s = $2 }
-		/^nonvoluntary_ctxt_switches/ { p = $2 }
-		END { print s, p, ms }' "/proc/$pid/status"
+	if [ "$1" = 1 ]; then
+		pattern='napi/qb1-[0-9]*'
+	fi
+	# shellcheck disable=SC2016 # the program is awk's, run by xargs
+	pgrep -x "$pattern" | sed 's|.*|/proc/&/status|' |
+		xargs awk -v ms="$(($(date +%s%N) / 1000000))" '
+		/^voluntary_ctxt_switches/ { s += $2 }
+		/^nonvoluntary_ctxt_switches/ { p += $2 }
+		END { print s, p, ms }'
 }
 
-# probe_flood QDISC SIZE PROBES [LIMIT_MAX]: the veth head-of-line
-# scenario, pinned. A veth with one tx and rx queue, TSO off here, GRO on
-# the peer, its poll in a thread of its own; QDISC as the root; two pktgen
-# threads flood with SIZE-byte frames at priority 0 (prio's low band)
-# while bench/hol_probe.py sends PROBES probes in the high band (its own
-# flow in fq_codel), one every 10 ms. Prints the probe's lines, and how
-# often the peer's poll thread slept and was preempted meanwhile, and in
-# how long. With
-# LIMIT_MAX, tx-0's byte_queue_limits/limit_max is set to it first, and a
-# kernel without veth BQL prints nothing.
+# probe_flood QDISC SIZE PROBES THREADED [LIMIT_MAX]: the veth
+# head-of-line scenario, pinned. A veth with one tx and rx queue, TSO off
+# here, GRO on the peer, whose poll runs in softirq context (THREADED 0,
+# the default of a veth) or in a NAPI thread of its own (THREADED 1);
+# QDISC as the root; two pktgen threads flood with SIZE-byte frames at
+# priority 0 (prio's low band) while bench/hol_probe.py sends PROBES
+# probes in the high band (its own flow in fq_codel), one every 10 ms.
+# Prints the probe's lines, and how often the threads that ran the poll
+# (poll_switches) slept and were preempted meanwhile, and in how long.
+# With LIMIT_MAX, tx-0's byte_queue_limits/limit_max is set to it first,
+# and a kernel without veth BQL prints nothing.
 probe_flood() {
 	local probe pg before after bql
 
 	setup_veth_napi 1
 	bql=/sys/class/net/$DEV/queues/tx-0/byte_queue_limits
-	if [ -n "${4:-}" ]; then
+	if [ -n "${5:-}" ]; then
 		[ -e "$bql" ] || { teardown; return 0; }
-		echo "$4" > "$bql/limit_max"
+		echo "$5" > "$bql/limit_max"
 	fi
-	ip netns exec "$PEER_NS" sh -c "echo 1 > /sys/class/net/qb1/threaded"
+	ip netns exec "$PEER_NS" sh -c "echo $4 > /sys/class/net/qb1/threaded"
 	tc qdisc replace dev "$DEV" root handle 1: "$1"
 	python3 bench/hol_probe.py "$DEV" "$PEER_IP" "$3" \
 		> "$QBULK_OUT/probe.txt" &
@@ -331,9 +338,9 @@ probe_flood() {
 	# count 0: until stopped
 	pktgen "$DEV" 0 2 queue_xmit 1 "$2" > /dev/null &
 	pg=$!
-	before=$(poll_switches)
+	before=$(poll_switches "$4")
 	wait_probe "$probe"
-	after=$(poll_switches)
+	after=$(poll_switches "$4")
 	echo stop > /proc/net/pktgen/pgctrl
 	wait "$pg"
 	cat "$QBULK_OUT/probe.txt"
