@@ -90,7 +90,7 @@ kernel_config() {
 checkpatch_findings() {
 	(cd "$TREE" && ./scripts/checkpatch.pl --strict --quiet --terse \
 		--showfile "$OLDPWD/$PATCHES/$1") |
-		sed -E '/^total: /d; s/^([^:]+):[0-9]+: /\1: /' |
+		sed -E '/^total: /d; s/^([^:]*):[0-9]+: /\1: /' |
 		awk 'NR == FNR {
 			if (!/^#/ && NF) { n = $1; sub(/^[0-9]+ /, ""); allow[$0] = n }
 			next
