@@ -65,7 +65,7 @@ kdoc() {
 	for f in "$@"; do
 		[ -f "$wt/$f" ] || continue
 		(cd "$wt" && ./scripts/kernel-doc -none -Wall "$f" 2>&1) |
-			sed -E 's/:[0-9]+:/:/; s/ line [0-9]+/ line/'
+			sed -E 's/(\.[ch]):[0-9]+/\1/; s/ line [0-9]+/ line/'
 	done | sort
 }
 
@@ -146,7 +146,14 @@ for ((i = first; i <= n; i++)); do
 	# kernel-doc, which have no earlier build to compare with)
 	mapfile -t files < <(git -C "$wt" diff --name-only "$commit~" "$commit" |
 		grep -E '\.[ch]$' | grep -v -E '^(tools|scripts|Documentation)/')
-	mapfile -t objs < <(printf '%s\n' "${files[@]}" | sed -n 's/\.c$/.o/p')
+	# (only those a Makefile names: a file #included by another, as a
+	# KUnit suite may be, is no object of its own)
+	mapfile -t objs < <(for f in "${files[@]}"; do
+		[[ $f == *.c ]] || continue
+		o=${f%.c}.o
+		git -C "$wt" show "$commit:${f%/*}/Makefile" 2>/dev/null |
+			grep -qw -- "${o##*/}" && echo "$o"
+	done)
 	git -C "$wt" checkout -q --detach "$commit~"
 	kdoc "${files[@]}" > "$log-kdoc-before"
 	if [ ${#objs[@]} -gt 0 ]; then
