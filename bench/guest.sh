@@ -111,7 +111,8 @@ hol_run() {
 # softirq context as a veth has it by default. On a kernel with veth BQL,
 # each again with limit_max 0, which lets one packet at a time into the
 # peer's ring: what a probe waits for then is not the ring. Then each
-# with the poll in a NAPI thread of its own.
+# with the poll in a NAPI thread of its own. Then the bulks under mq on
+# the default veth whose peer receives in NAPI, as in main.
 latency() {
 	local qdisc size
 
@@ -125,6 +126,10 @@ latency() {
 				awk -v n="threaded/$qdisc-$size" '{ print n, $0 }'
 		done
 	done
+	setup_veth_napi
+	tc qdisc replace dev "$DEV" root mq
+	run "veth-bql/napi-mq" 2 queue_xmit
+	teardown
 	churn
 }
 

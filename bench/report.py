@@ -454,6 +454,15 @@ that wait more than by the ring, on both kernels.
                             "poll thread sleeps per second",
                             "poll thread preemptions per second"])}
 
+### Bulking on the same veth under mq
+
+In the same boot: two pktgen threads through mq on the default
+two-queue veth whose peer receives in NAPI, as in the main boot's
+`bulking/veth-napi-mq`, so that the latency figures above and the bulks
+that veth BQL gives the qdisc come from the same kernel and runs.
+
+{table(runs, "veth-bql/", ["packets/dequeue", "largest dequeue",
+                            "share dequeued", "requeues", "packets/s"])}
 
 ## Creating and deleting 1000 veth pairs
 
