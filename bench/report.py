@@ -394,10 +394,10 @@ packets 9 ms, where a poll of 25 packets takes about 0.3 ms. The share
 over 4 ms counts the probes that waited for one of these, and the
 context switches of the threads that ran the poll (ksoftirqd here;
 voluntary: it slept; involuntary: a flood thread took its CPU) are
-given per second of the flood. While ksoftirqd is preempted about 150
-times a second, it has work whenever it runs: the flood saturates the
-poll's CPU on both kernels, and the slowest fifth of the probes waits
-for a tick on both.
+given per second of the flood. While ksoftirqd is preempted a hundred
+times a second or more, it has work whenever it runs: the flood
+saturates the poll's CPU on both kernels, and the probes over 4 ms
+waited for a tick, on both.
 
 {table(runs, "latency/", ["probe rtt median (guest ms)",
                            "probe rtt p90 (guest ms)",
