@@ -129,6 +129,18 @@ else
 	result pass "qbulkstat man page"
 fi
 
+# Its install target puts the tool and the man page under DESTDIR/PREFIX.
+dest=$PWD/$out/install
+rm -rf "$dest"
+if make -s -C tools/qbulkstat OUT="$PWD/$out" PREFIX=/usr DESTDIR="$dest" \
+	install > "$out/install.log" 2>&1 &&
+	"$dest/usr/sbin/qbulkstat" --help > /dev/null &&
+	cmp -s "$man" "$dest/usr/share/man/man8/qbulkstat.8"; then
+	result pass "qbulkstat install"
+else
+	result fail "qbulkstat install" "see $out/install.log"
+fi
+
 # 2. The debug kernel, booted.
 step "build the debug kernel" bash scripts/build.sh debug qbulk
 step "install the kselftests" bash scripts/ksft.sh
