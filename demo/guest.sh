@@ -102,8 +102,8 @@ cat <<EOF
 Two pktgen threads flood the low band with 1000-byte frames; a probe
 every 10 ms. Without veth BQL up to 256 packets (the peer's ring) wait
 ahead of every probe, out of the qdisc's reach (the base 7.3 kernel: a
-median of about 200, and a round trip of about 3 ms, in
-results/s12-latency-7.3); with it, BQL keeps the backlog in the qdisc,
+median of about 220, and a round trip of about 3 ms, in
+results/s13-latency-b12-7.3); with it, BQL keeps the backlog in the qdisc,
 where prio sends the probe first.
 EOF
 probe_flood prio 1000 "${QBULK_DEMO_PROBES:-100}" 0 | awk '
