@@ -3,9 +3,11 @@
 # kernel booted, one pktgen run each, printed as "SCENARIO KEY VALUE..."
 # lines (see measure in vm/net.sh). Emulated machine: the counts and the
 # ratios between kernels mean something, the absolute rates do not.
-#   guest.sh main   doorbells and bulking
+#   guest.sh main   doorbells (igb), kicks (virtio-net) and bulking
 #   guest.sh cost   cost per packet, head-of-line blocking and low-rate
 #                   latency, for a boot with -icount
+#   guest.sh kicks  main's virtio-net part alone
+#   guest.sh hol_virtio  cost's virtio-net part alone, with -icount
 #   guest.sh latency  high-priority probes behind a flood on veth
 set -eu
 . vm/net.sh
@@ -40,6 +42,8 @@ main() {
 	kill %1
 	teardown
 
+	kicks
+
 	setup_veth
 	tc qdisc replace dev "$DEV" root mq
 	run "bulking/veth-mq" 2 queue_xmit
@@ -69,6 +73,30 @@ main() {
 	teardown
 }
 
+# virtio-net, one queue pair: kicks instead of tail writes, for bursts
+# straight to the driver, through its default root qdisc (pfifo_fast)
+# and through prio.
+kicks() {
+	local sink
+
+	setup_virtio
+	ip netns exec "$PEER_NS" socat -u UDP4-RECV:9 /dev/null &
+	sink=$!
+	for burst in 1 8 32; do
+		run "kicks/burst-$burst" 1 start_xmit "$burst"
+	done
+	run "kicks/qdisc" 2 queue_xmit
+	tc qdisc replace dev "$DEV" root handle 1: prio
+	run "bulking/virtio-prio" 2 queue_xmit
+	kill "$sink"
+	teardown
+}
+
+# The head-of-line figures of cost on virtio-net alone.
+hol_virtio() {
+	hol virtio hol-virtio
+}
+
 # One thread through a veth's mq, where neither kernel bulks (veth has no
 # BQL): the same work per packet, so guest time under -icount shift=0
 # (one instruction per nanosecond) measures the cost of the code. Run
@@ -83,7 +111,8 @@ cost() {
 		echo 0 > "$KNOB"
 	fi
 	teardown
-	hol
+	hol igb hol
+	hol_virtio
 	lowrate
 }
 
@@ -161,28 +190,31 @@ churn() {
 	echo "churn/1000-veth delete_us $(((t2 - t1) / 1000))"
 }
 
-# Head-of-line blocking: one igb tx queue, prio as the root qdisc and the
-# low band held by netem, so that it always has a backlog (the emulated
-# NIC drains too fast to build one). Every packet budget, then byte
-# budgets, on a kernel that has them.
+# hol NIC PREFIX: head-of-line blocking on one tx queue of NIC (igb or
+# virtio), prio as the root qdisc and the low band held by netem, so that
+# it always has a backlog (the emulated NICs drain too fast to build
+# one). Every packet budget, then byte budgets, on a kernel that has
+# them; results tagged PREFIX/.
 hol() {
 	local b
 
-	setup_igb
-	ethtool -L "$DEV" combined 1
-	wait_peer
+	"setup_$1"
+	if [ "$1" = igb ]; then
+		ethtool -L "$DEV" combined 1
+		wait_peer
+	fi
 	tc qdisc replace dev "$DEV" root handle 1: prio
 	tc qdisc add dev "$DEV" parent 1:3 netem delay 10ms limit 100000
-	hol_run hol/default
+	hol_run "$2/default"
 	if [ -e "$KNOB" ]; then
 		for b in 1 4 7 8 16 64; do
 			echo "$b" > "$KNOB"
-			hol_run "hol/packets-$b"
+			hol_run "$2/packets-$b"
 		done
 		echo 0 > "$KNOB"
 		for b in 1500 3000 6000 12000; do
 			echo "$b" > "$BYTES_KNOB"
-			hol_run "hol/bytes-$b"
+			hol_run "$2/bytes-$b"
 		done
 		echo 0 > "$BYTES_KNOB"
 	fi

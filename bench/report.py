@@ -107,6 +107,13 @@ def metrics(run):
             run["doorbells"] + run["flushes"],
             run["doorbells"] + run["xmit_more"])
         if "doorbells" in run else None,
+        "kicks/packet (driver)": ratio(run["kicks"], run["tx_packets"])
+        if "kicks" in run else None,
+        "kicks/packet (QEMU)": ratio(run["notifies"], run["tx_packets"])
+        if "notifies" in run else None,
+        "kick requests/packet": ratio(run["tx_packets"] - run["xmit_more"],
+                                      run["tx_packets"])
+        if "kicks" in run and "xmit_more" in run else None,
         "packets/dequeue": ratio(dequeued, dequeues),
         "bytes/dequeue": ratio(run["bytes"], dequeues) if run["bytes"]
         else None,
@@ -309,6 +316,21 @@ from the driver's counters where it has them.
 
 ![doorbells](doorbells.png)
 
+## Kicks (virtio-net)
+
+virtio-net with one queue pair, pktgen on tx queue 0: bursts straight to
+the driver (one thread), and two threads through the default root qdisc
+(pfifo_fast). Kicks per packet from the driver's count (ethtool -S
+tx0_kicks) and from QEMU's trace of the notifications of the transmit
+virtqueue; kick requests are the packets that did not defer their kick
+(tx0_xmit_more, patched kernel only). QEMU turns notifications off while
+its transmit handler is pending, so kicks can be fewer than requests.
+On KVM each kick is a VM exit; here it is an emulated register write.
+
+{table(runs, "kicks/", ["kicks/packet (QEMU)", "kicks/packet (driver)",
+                         "kick requests/packet", "packets/dequeue",
+                         "share dequeued"])}
+
 ## Bulking
 
 Two pktgen threads through the qdisc on tx queue 0. Share dequeued is the
@@ -348,6 +370,17 @@ hardware latency. The base kernel has no budgets: only its defaults run.
                        "its wire time at 1 Gbit/s (ms)",
                        "ping rtt median (guest ms)",
                        "ping rtt max (guest ms)"])}
+
+## Head-of-line blocking on virtio-net
+
+The same, on the virtio-net NIC (one queue pair).
+
+{table(runs, "hol-virtio/", ["packets/dequeue", "largest dequeue",
+                              "largest dequeue bytes",
+                              "its wire time at 100 Mbit/s (ms)",
+                              "its wire time at 1 Gbit/s (ms)",
+                              "ping rtt median (guest ms)",
+                              "ping rtt max (guest ms)"])}
 
 ## Head-of-line blocking on veth
 

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Runs inside the VM for 'make demo': pktgen traffic through the qdisc on
-# veth and on igb, and what the qdisc layer and the driver made of it.
+# veth, igb and virtio-net, and what the qdisc layer and the drivers made
+# of it.
 # Numbers come from an emulated machine (QEMU TCG): they show behaviour,
 # not hardware speed.
 set -eu
@@ -36,11 +37,18 @@ row() {
 		}
 		{ v[$1] = $2; seen[$1] = 1 }
 		END {
-			printf "%d %s %s\n", v["requeues"],
-				seen["doorbells"] ? ratio(v["doorbells"] + v["flushes"],
-					v["doorbells"] + v["xmit_more"]) : "-",
-				v["tail_writes"] ?
+			if (seen["kicks"]) {
+				db = ratio(v["kicks"], v["tx_packets"])
+				tw = seen["notifies"] ?
+					ratio(v["notifies"], v["tx_packets"]) : "-"
+			} else {
+				db = seen["doorbells"] ?
+					ratio(v["doorbells"] + v["flushes"],
+					      v["doorbells"] + v["xmit_more"]) : "-"
+				tw = v["tail_writes"] ?
 					ratio(v["tail_writes"], v["tx_packets"]) : "-"
+			}
+			printf "%d %s %s\n", v["requeues"], db, tw
 		}' <<< "$m")"
 	line "$1" "$deq" "$ppd" "$bpd" "$max" "$req" "$stop" "$db" "$tw"
 }
@@ -74,7 +82,9 @@ dequeues, pkts/deq, bytes/deq, max and stop (the most frequent reason a
 bulk ended, and its share) come from the qdisc:qdisc_dequeue tracepoint;
 requeues from tc. db/pkt is tail register writes per packet queued from
 the driver's ethtool -S counters, tail/pkt the same from QEMU's own trace
-of the register, per packet the device sent. A dash: not reported.
+of the register, per packet the device sent. On virtio-net both count
+kicks: the driver's (ethtool -S tx0_kicks) and QEMU's notifications of
+the transmit virtqueue, per packet the device sent. A dash: not reported.
 "bypassed": no dequeue, every packet went past the empty qdisc.
 EOF
 
@@ -148,4 +158,20 @@ sleep 0.5
 pktgen "$DEV" "$COUNT" 2 queue_xmit > /dev/null
 wait %2
 kill %1
+teardown
+
+setup_virtio
+ip netns exec "$PEER_NS" socat -u UDP4-RECV:9 /dev/null &
+sink=$!
+header "virtio-net, one queue pair (BQL); db/ and tail/ are kicks"
+row "pfifo_fast (default root, BQL path)"
+budgets "pfifo_fast"
+for burst in 1 8 32; do
+	row "pktgen burst $burst, no qdisc" "$burst"
+done
+tc qdisc replace dev "$DEV" root handle 1: prio
+row "root prio (slow path)"
+budgets "root prio"
+tc qdisc del dev "$DEV" root
+kill "$sink"
 teardown

@@ -4,7 +4,8 @@
 # scenarios, the cost scenario under -icount, then the veth latency
 # scenario) REPS times, alternating kernels. Raw output goes to
 # results/NAME/raw, the report next to it. MODES (make bench MODES=...)
-# picks some of the three boots.
+# picks some of the three boots, or parts of them that bench/guest.sh
+# names (kicks, hol_virtio).
 #   bench.sh [REPS [NAME]]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,12 +40,12 @@ boot() {
 	local source=$1 mode=$2 rep=$3 out try icount=
 
 	out=$BUILD/bench/$source-$mode
-	[ "$mode" = cost ] && icount=1
+	case $mode in cost | hol_virtio) icount=1 ;; esac
 	for try in 1 2 3; do
 		rm -rf "$out"
 		mkdir -p "$out"
 		if QBULK_ICOUNT=$icount \
-			QBULK_QEMU_OPTS="-trace enable=e1000e_core_write -D $out/qemu-trace.log" \
+			QBULK_QEMU_OPTS="-trace enable=e1000e_core_write" \
 			progress "bench: $source $mode" "bench-$mode" \
 			bash scripts/vm.sh -t 900 \
 			-k "$(kernel_out plain "$source")/arch/x86/boot/bzImage" \

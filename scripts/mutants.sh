@@ -1,7 +1,8 @@
 #!/bin/bash
 # 'make mutants': each sabotage patch of tests/mutants/ is applied on top of
 # the series, the debug kernel rebuilt (incrementally, with ccache) and
-# booted with only the tests its "Tests:" line names; the mutant is caught
+# booted with only the tests its "Tests:" line names (and the properties
+# of its "Virtio:" line on the sending virtio-net NIC); the mutant is caught
 # when one of their cases fails (a KUnit case of a named suite, a case of a
 # named kselftest), or the kernel splats where make check would see it.
 # The tree is restored after each mutant, whatever happens. Results go to
@@ -60,7 +61,9 @@ run() {
 		done
 		# No kselftest named: guest.sh selects none, KUnit runs at boot.
 		[ ${#ksft[@]} -gt 0 ] || ksft=(-t none)
-		QBULK_LOGLEVEL=7 QBULK_APPEND=$append bash scripts/vm.sh \
+		QBULK_LOGLEVEL=7 QBULK_APPEND=$append \
+			QBULK_VIRTIO_OPTS=$(sed -n 's/^Virtio: //p' "$patch") \
+			bash scripts/vm.sh \
 			-t 3000 -o "$vm" -- bash tests/guest.sh "${ksft[@]}" \
 			> "$vm/guest.log" 2>&1
 		verdict "$name" "$tests" "$vm" > "$vm/caught"

@@ -51,10 +51,29 @@ wait_peer() {
 	return 1
 }
 
-# The two emulated igb NICs on one hub (MACs from scripts/vm.sh).
+# setup_nics MAC PEER_MAC: the NIC with MAC and its peer with PEER_MAC
+# (from scripts/vm.sh) as setup_pair makes them, once the peer is back
+# from the namespace that a teardown deleted.
+setup_nics() {
+	local peer=
+
+	DEV=$(dev_by_mac "$1") || return 1
+	for _ in $(seq 50); do
+		peer=$(dev_by_mac "$2") && break
+		sleep 0.2
+	done
+	[ -n "$peer" ] || { echo "no NIC with MAC $2" >&2; return 1; }
+	setup_pair "$DEV" "$peer"
+}
+
+# The two emulated igb NICs on one hub.
 setup_igb() {
-	DEV=$(dev_by_mac 52:54:00:00:00:01) || return 1
-	setup_pair "$DEV" "$(dev_by_mac 52:54:00:00:00:02)"
+	setup_nics 52:54:00:00:00:01 52:54:00:00:00:02
+}
+
+# The two virtio-net NICs on a hub of their own.
+setup_virtio() {
+	setup_nics 52:54:00:00:00:03 52:54:00:00:00:04
 }
 
 # setup_veth [QUEUES]: the pair qb0, qb1, with QUEUES tx and rx queues
@@ -218,14 +237,40 @@ doorbells() {
 		END { if (found) print d, x, f }'
 }
 
-# Transmit tail register writes of the VM's igb NICs seen by QEMU, when
-# scripts/vm.sh logs its e1000e_core_write trace to $QBULK_OUT (TDT of
-# queue n is at 0xe018 + 0x40 * n).
-tail_writes() {
+# grep_trace GREP_ARGS...: grep -c in QEMU's trace log, which scripts/vm.sh
+# writes to $QBULK_OUT, up to the size it has now (nothing if there is no
+# log): each read over 9p adds a line of its own (virtio_queue_notify),
+# so a read to its end would not end.
+grep_trace() {
 	local log=$QBULK_OUT/qemu-trace.log
 
 	[ -f "$log" ] || return 0
-	grep -c -E 'register 0xe[0-3][159d]8,' "$log" || true
+	head -c "$(stat -c %s "$log")" "$log" | grep -c "$@" || true
+}
+
+# Transmit tail register writes of the VM's igb NICs seen by QEMU, when
+# it logs e1000e_core_write (TDT of queue n is at 0xe018 + 0x40 * n).
+tail_writes() {
+	grep_trace -E 'register 0xe[0-3][159d]8,'
+}
+
+# Virtqueue kicks of DEV's driver (virtio_net), summed over its queues:
+# "kicks KICKS" and, where the driver counts them, "xmit_more PACKETS"
+# (the packets it queued with the kick deferred); nothing for another
+# driver.
+kick_counts() {
+	ethtool -S "$1" | awk '
+		/^ *tx[0-9]+_kicks:/ { k += $2; found = 1 }
+		/^ *tx[0-9]+_xmit_more:/ { x += $2; more = 1 }
+		END { if (found) print "kicks", k
+		      if (more) print "xmit_more", x }'
+}
+
+# Notifications of transmit virtqueue 0 (the device's queue 1) of the
+# VM's virtio-net NICs seen by QEMU. The peer sends nothing in a run (no
+# ARP, a UDP sink), so they are the sender's.
+notifies() {
+	grep_trace 'virtio_queue_notify .* n 1 '
 }
 
 # Counters of DEV that measure reports as differences over a run.
@@ -233,6 +278,8 @@ snapshot() {
 	echo "tx_packets $(cat "/sys/class/net/$1/statistics/tx_packets")"
 	echo "requeues $(requeues "$1")"
 	[ -z "$(tail_writes)" ] || echo "tail_writes $(tail_writes)"
+	kick_counts "$1"
+	[ -z "$(kick_counts "$1")" ] || echo "notifies $(notifies)"
 	doorbells "$1" | awk '{ print "doorbells", $1
 				print "xmit_more", $2
 				print "flushes", $3 }'
