@@ -71,6 +71,20 @@ budgets() {
 	sysctl -q net.core.dequeue_bulk_bytes=0
 }
 
+# bursts_and_prio: rows for pktgen bursts straight to the driver, then
+# for prio as the root qdisc
+bursts_and_prio() {
+	local burst
+
+	for burst in 1 8 32; do
+		row "pktgen burst $burst, no qdisc" "$burst"
+	done
+	tc qdisc replace dev "$DEV" root handle 1: prio
+	row "root prio (slow path)"
+	budgets "root prio"
+	tc qdisc del dev "$DEV" root
+}
+
 echo "qbulk demo on $(uname -r)"
 if [ -e "$KNOBS" ]; then
 	echo "This kernel has the series: net.core.dequeue_bulk_{packets,bytes}."
@@ -144,13 +158,7 @@ budgets "mq"
 sysctl -q net.core.dev_weight=4
 row "mq, net.core.dev_weight=4"
 sysctl -q net.core.dev_weight=64
-for burst in 1 8 32; do
-	row "pktgen burst $burst, no qdisc" "$burst"
-done
-tc qdisc replace dev "$DEV" root handle 1: prio
-row "root prio (slow path)"
-budgets "root prio"
-tc qdisc del dev "$DEV" root
+bursts_and_prio
 
 printf '\nqbulkstat, the live viewer, one 3-second interval of the mq run:\n\n'
 build/qbulkstat -1 -i 3 "$DEV" &
@@ -166,12 +174,6 @@ sink=$!
 header "virtio-net, one queue pair (BQL); db/ and tail/ are kicks"
 row "pfifo_fast (default root, BQL path)"
 budgets "pfifo_fast"
-for burst in 1 8 32; do
-	row "pktgen burst $burst, no qdisc" "$burst"
-done
-tc qdisc replace dev "$DEV" root handle 1: prio
-row "root prio (slow path)"
-budgets "root prio"
-tc qdisc del dev "$DEV" root
+bursts_and_prio
 kill "$sink"
 teardown
