@@ -1,7 +1,8 @@
 #!/bin/bash
 # Runs inside the test VM (scripts/vm.sh): the kselftests installed in
 # build/ksft through the kselftest runner, then a kmemleak scan. Writes
-# ksft.tap, kmemleak and times (seconds per test) into $QBULK_OUT.
+# ksft.tap (the driver tests: ksft-igb.tap, ksft-virtio.tap), kmemleak
+# and times (seconds per test) into $QBULK_OUT.
 #   guest.sh [-t COLLECTION:TEST]...   only these tests (tools:qbulkstat
 #                                      for tests/qbulkstat-guest.sh)
 set -u
@@ -53,26 +54,30 @@ timed() {
 	echo "$1: $((SECONDS - start)) s" >> "$QBULK_OUT/times"
 }
 
-# run_tests GREP_ARGS...: the selected tests that grep picks, one
-# runner call each, so that each one's time is logged. Each test has
+# run_tests TAP GREP_ARGS...: the selected tests that grep picks, one
+# runner call each, their output added to QBULK_OUT/TAP, so that each
+# one's time is logged (named after $nic if set). Each test has
 # 1200 s (over three times the slowest one's, 354 s on the debug kernel),
 # well under the VM's limit in scripts/check.sh: a test that hangs is
 # reported as a timeout and the ones after it still run.
 run_tests() {
-	local test
+	local tap=$1 test
+	shift
 
 	grep "$@" "$ksft/selected" | grep -x -F -f "$ksft/installed" \
 		> "$ksft/kselftest-list.txt" || return 0
 	while read -r test <&3; do
-		timed "$test" "$ksft/run_kselftest.sh" -o 1200 -t "$test" 2>&1 |
-			tee -a "$QBULK_OUT/ksft.tap"
+		timed "$test${nic:+ ($nic)}" \
+			"$ksft/run_kselftest.sh" -o 1200 -t "$test" 2>&1 |
+			tee -a "$QBULK_OUT/$tap"
 	done 3< "$ksft/kselftest-list.txt"
 }
 
 # Tests that need a NIC with BQL get both pairs and set them up
 # themselves.
+nic=
 NETIF="$igb $virtio" PEER_NETIF="$igb_peer $virtio_peer" \
-	run_tests -v '^drivers/net/hw:'
+	run_tests ksft.tap -v '^drivers/net/hw:'
 
 # Driver tests (NetDrvEpEnv) expect a configured pair: NETIF here, its
 # partner in a namespace as the remote end.
@@ -115,10 +120,12 @@ hw_env_up() {
 	done
 }
 
-# hw_env_down: undo hw_env_up
+# hw_env_down: undo hw_env_up; with forced bounce buffers, NETIF goes
+# down too, which frees the ones its rings hold for the next pair
 hw_env_down() {
 	ip netns del "$remote_ns"
 	ip addr del 192.0.2.1/24 dev "$NETIF"
+	[ -z "$bounce" ] || ip link set "$NETIF" down
 	# The partner comes back to this namespace once the old one is gone.
 	for _ in $(seq 100); do
 		[ -e "/sys/class/net/$PEER_NETIF" ] && break
@@ -126,28 +133,32 @@ hw_env_down() {
 	done
 }
 
-# hw_tests NETIF PEER_NETIF FILE: the driver tests listed in FILE, on
-# that pair
+# hw_tests NAME NETIF PEER_NETIF: the driver tests listed in
+# $ksft/NAME-tests on that pair, their output in QBULK_OUT/ksft-NAME.tap
 hw_tests() {
-	[ -s "$3" ] || return 0
-	hw_env_up "$1" "$2"
-	run_tests -x -F -f "$3"
+	nic=$1
+	[ -s "$ksft/$nic-tests" ] || return 0
+	hw_env_up "$2" "$3"
+	run_tests "ksft-$nic.tap" -x -F -f "$ksft/$nic-tests"
 	hw_env_down
 }
 
-# Driver tests run on igb, but tx_kick.py, which is for virtio-net. A
-# boot that gives the virtio-net sender an IOMMU platform (scripts/check.sh;
-# VIRTIO_F_ACCESS_PLATFORM, bit 33 of its features) is for the DMA test
-# on virtio-net, and leaves igb down: its rings would take bounce buffers.
-virtio_tests='^drivers/net/hw:tx_kick\.py$'
-features=$(cat "/sys/class/net/$virtio/device/features")
-[ "${features:33:1}" = 1 ] && virtio_tests='^drivers/net/hw:'
-grep '^drivers/net/hw:' "$ksft/selected" | grep -v "$virtio_tests" \
+# Driver tests run on igb, but tx_kick.py, which is for virtio-net. The
+# DMA test also runs on virtio-net when its sender has an IOMMU platform
+# (scripts/check.sh; VIRTIO_F_ACCESS_PLATFORM, bit 33 of its features),
+# without which it maps nothing; igb goes first and down again before
+# virtio-net comes up (hw_env_down), as the pool holds the rings of one.
+kick=drivers/net/hw:tx_kick.py
+dma=drivers/net/hw:tx_doorbell_dma.py
+grep '^drivers/net/hw:' "$ksft/selected" | grep -v -x -F "$kick" \
 	> "$ksft/igb-tests"
-grep "$virtio_tests" "$ksft/selected" > "$ksft/virtio-tests"
+grep -x -F "$kick" "$ksft/selected" > "$ksft/virtio-tests"
+features=$(cat "/sys/class/net/$virtio/device/features")
+[ "${features:33:1}" != 1 ] ||
+	grep -x -F "$dma" "$ksft/selected" >> "$ksft/virtio-tests"
 remote_ns=qbremote
-hw_tests "$igb" "$igb_peer" "$ksft/igb-tests"
-hw_tests "$virtio" "$virtio_peer" "$ksft/virtio-tests"
+hw_tests igb "$igb" "$igb_peer"
+hw_tests virtio "$virtio" "$virtio_peer"
 
 # The project's own tool against this kernel, last: it turns IPv6 off.
 if [ -n "$all" ] || grep -qx 'tools:qbulkstat' "$ksft/selected"; then

@@ -239,8 +239,9 @@ doorbells() {
 
 # grep_trace GREP_ARGS...: grep -c in QEMU's trace log, which scripts/vm.sh
 # writes to $QBULK_OUT, up to the size it has now (nothing if there is no
-# log): each read over 9p adds a line of its own (virtio_queue_notify),
-# so a read to its end would not end.
+# log): in a log with 9p's notifications (scripts/vm.sh leaves them out)
+# each read over 9p adds a line of its own, and a read to its end would
+# not end.
 grep_trace() {
 	local log=$QBULK_OUT/qemu-trace.log
 
