@@ -20,7 +20,7 @@ mkdir -p "$dir"
 # verdict NAME TESTS VM: what caught mutant NAME booted in VM, one line
 # per failing case of TESTS, or nothing
 verdict() {
-	local status path detail test suite tap
+	local status path detail test suite tap nic
 
 	while IFS=$'\t' read -r status path detail; do
 		[ "$status" = FAIL ] || continue
@@ -28,12 +28,16 @@ verdict() {
 		[[ " $2 " == *" kunit:$suite "* ]] &&
 			echo "kunit: $path${detail:+ ($detail)}"
 	done < <(/usr/bin/python3 scripts/ktap.py "$3/kernel.log" 2>/dev/null)
+	# ksft.tap, and ksft-NIC.tap for the driver tests on NIC
 	for tap in "$3"/ksft*.tap; do
+		nic=${tap##*/ksft}
+		nic=${nic#-}
+		nic=${nic%.tap}
 		while IFS=$'\t' read -r status path detail; do
 			[ "$status" = FAIL ] || continue
 			test=$(sed -E 's/^selftests: (.*): /\1:/' <<< "${path%% / *}")
 			[[ " $2 " == *" $test "* ]] &&
-				echo "kselftest: $path${detail:+ ($detail)}"
+				echo "kselftest: $path${nic:+ ($nic)}${detail:+ ($detail)}"
 		done < <(/usr/bin/python3 scripts/ktap.py "$tap" 2>/dev/null)
 	done
 	grep -E -m 1 "$splat" "$3/kernel.log" 2>/dev/null | sed 's/^/splat: /'
