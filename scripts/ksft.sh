@@ -62,7 +62,8 @@ if [ -n "$hw_tests" ]; then
 	cp -r "$src/drivers/net/hw/lib" "$src/drivers/net/hw/settings" \
 		"$dst/drivers/net/hw/"
 	for test in $hw_tests; do
-		cp "$src/drivers/net/hw/$test" "$dst/drivers/net/hw/"
+		cp "$src/drivers/net/hw/$test" "$dst/drivers/net/hw/" ||
+			die "no $test in $src/drivers/net/hw"
 	done
 fi
 # The XDP programs of veth.sh and veth_bql.sh (xdp_dummy) and of
