@@ -8,6 +8,10 @@ cd "$(dirname "$0")/.."
 
 [ -d "$TREE/.git" ] || die "no tree at $TREE (make tree)"
 [ -n "$(git -C "$TREE" rev-list base..qbulk)" ] || die "no commits on qbulk"
+left=$(uncommitted "$TREE")
+[ -z "$left" ] ||
+	die "files no commit holds would be left out; commit them (git add -f for a new one):
+$left"
 [ -n "$(git -C "$TREE" config branch.qbulk.description)" ] ||
 	die "no cover letter: git -C $TREE branch --edit-description qbulk"
 

@@ -129,6 +129,15 @@ apply_series() {
 	git -C "$dir" config branch.qbulk.description "$desc"
 }
 
+# uncommitted DIR: what in the kernel tree DIR no commit holds: changed
+# files, and new ones, which Debian's .gitignore hides from 'git status';
+# Python's byte code and checkpatch's cache excepted.
+uncommitted() {
+	git -C "$1" status --porcelain --untracked-files=no
+	git -C "$1" ls-files --others |
+		sed -E '/(^|\/)__pycache__\/|^\.checkpatch-camelcase\./d; s/^/?? /'
+}
+
 # export_series DIR OUT: write branch qbulk of DIR as patch files into OUT,
 # with the cover letter as 0000. The output depends only on the commits.
 export_series() {

@@ -48,8 +48,10 @@ if [ "${1:-}" = base ]; then
 	exit 0
 fi
 
-[ -z "$(git -C "$TREE" status --porcelain --untracked-files=no)" ] ||
-	die "$TREE has uncommitted changes; commit them and 'make export'"
+left=$(uncommitted "$TREE")
+[ -z "$left" ] ||
+	die "$TREE has files no commit holds; commit them (git add -f for a new one) and 'make export':
+$left"
 want=$(cat "$PATCHES"/0*.patch | sha256sum | cut -d' ' -f1)
 have=$(branch_sum)
 [ "$have" = "$want" ] && exit 0
