@@ -11,17 +11,20 @@ cd "$(dirname "$0")/.." || exit
 
 out=$BUILD/check
 passed=0 failed=0 skipped=0
+fails=()
 
 result() { # result pass|fail|skip NAME [DETAIL]
 	case $1 in
 	pass) passed=$((passed + 1)) tag=PASS ;;
-	fail) failed=$((failed + 1)) tag=FAIL ;;
+	fail) failed=$((failed + 1)) tag=FAIL fails+=("$2${3:+ ($3)}") ;;
 	skip) skipped=$((skipped + 1)) tag=SKIP ;;
 	esac
 	echo "[$tag] $2${3:+ ($3)}"
 }
 
+# The failures again at the end, where a log's tail shows them.
 finish() {
+	[ "$failed" = 0 ] || printf 'failed: %s\n' "${fails[@]}"
 	echo "$passed passed, $failed failed, $skipped skipped"
 	[ "$failed" = 0 ]
 	exit
