@@ -134,7 +134,7 @@ setpriv --reuid=65534 --regid=65534 --clear-groups \
 check "non-root told to run as root" grep -q "run as root" /tmp/qbulkstat.err
 # hist.c on a 'hist' file this kernel wrote: test_hist checks what it
 # parses against the totals at the file's end.
-trigger="hist:keys=packets,bytes,stop,common_cpu:vals=hitcount if skbaddr != 0"
+trigger="hist:keys=packets,bytes,stop:vals=hitcount if skbaddr != 0"
 echo "$trigger" > "$DEQ_EVENT/trigger"
 pktgen "$DEV" 200 2 queue_xmit > /dev/null
 cp "$DEQ_EVENT/hist" "$QBULK_OUT/hist.txt"

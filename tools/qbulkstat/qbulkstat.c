@@ -357,12 +357,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	has_bytes = event_has_bytes();
-	/*
-	 * Keyed by CPU as well: when two CPUs insert the same new key at once,
-	 * the tracing map may drop one of the two events.
-	 */
 	snprintf(trigger, sizeof(trigger),
-		 "hist:keys=%s,common_cpu:vals=hitcount:size=8192 if ifindex == %u && skbaddr != 0",
+		 "hist:keys=%s:vals=hitcount:size=8192 if ifindex == %u && skbaddr != 0",
 		 has_bytes ? "packets,bytes,stop" : "packets", ifindex);
 	err = trigger_write(trigger);
 	if (err) {

@@ -69,9 +69,6 @@ static void test_line(void)
 	/* An unknown stop reason counts as none */
 	CHECK(hist_parse_line("{ packets: 1, bytes: 60, stop: 77 } hitcount: 1", &e));
 	CHECK(e.stop == STOP_NONE);
-	/* qbulkstat keys its histogram by CPU too */
-	CHECK(hist_parse_line("{ packets: 3, bytes: 180, stop: 1, common_cpu: 1 } hitcount: 7", &e));
-	CHECK(e.packets == 3 && e.bytes == 180 && e.stop == 1 && e.count == 7);
 }
 
 static void test_patched(void)
