@@ -15,7 +15,7 @@ MUTANTS ?=
 FIRST ?= 1
 R ?= $(lastword $(sort $(wildcard results/*)))
 
-.PHONY: demo check backport mutants series-check bench report qbulkstat setup tree base-tree export build ksft shell clean
+.PHONY: demo check backport mutants series-check postings bench report qbulkstat setup tree base-tree export build ksft shell clean
 
 demo: build/setup.stamp
 	bash scripts/demo.sh
@@ -31,6 +31,12 @@ backport: build/setup.stamp
 # caught by its tests; results/mutants/report.md.
 mutants: build/setup.stamp
 	bash scripts/mutants.sh $(MUTANTS)
+
+# The postings as git send-email sends them, signed off by git config's
+# user.name and user.email: build/postings/ (V=2 for a second version).
+V ?= 1
+postings: build/setup.stamp
+	bash scripts/postings.sh $(V)
 
 # Each patch built (W=1, gcc, clang, i386) and checked on its own, from
 # patch FIRST; results/series-check-KERNEL/report.md.

@@ -49,19 +49,49 @@ mkdir -p "$out"
 
 # 1. Host checks.
 step "apply the series" bash scripts/tree.sh
+# The stored queue carries no Signed-off-by: make postings adds the
+# poster's, and checks the rendered patches with it.
 for p in $(series_patches); do
-	checkpatch_findings "$p" > "$out/checkpatch-$p.log" 2>&1
-	if [ -s "$out/checkpatch-$p.log" ]; then
-		result fail "checkpatch: $p" "see $out/checkpatch-$p.log"
-		cat "$out/checkpatch-$p.log"
+	log=$out/checkpatch-${p//\//_}.log
+	checkpatch_findings "$PATCHES/$p" --no-signoff > "$log" 2>&1
+	if [ -s "$log" ]; then
+		result fail "checkpatch: $p" "see $log"
+		cat "$log"
 	else
 		result pass "checkpatch: $p"
 	fi
 done
 
+for name in $(postings); do
+	if posting_rules "$PATCHES/$name" > "$out/rules-$name.log"; then
+		result pass "posting rules: $name"
+	else
+		result fail "posting rules: $name" "see $out/rules-$name.log"
+		cat "$out/rules-$name.log"
+	fi
+	case $(posting_tree "$name") in
+	net | iwl-net)
+		if applies_on_base "$PATCHES/$name" > "$out/alone-$name.log" 2>&1
+		then
+			result pass "fix posting applies to the base alone: $name"
+		else
+			result fail "fix posting applies to the base alone: $name" \
+				"see $out/alone-$name.log"
+		fi
+		;;
+	esac
+done
+if bash tests/posting-rules.sh > "$out/posting-rules.log" 2>&1; then
+	result pass "posting rules catch each broken rule"
+else
+	result fail "posting rules catch each broken rule" \
+		"see $out/posting-rules.log"
+	cat "$out/posting-rules.log"
+fi
+
 mkdir -p "$out/export"
 export_series "$TREE" "$out/export"
-if diff -r -x series "$PATCHES" "$out/export" > "$out/roundtrip.log" 2>&1; then
+if diff -r "$PATCHES" "$out/export" > "$out/roundtrip.log" 2>&1; then
 	result pass "patch queue round trip"
 else
 	result fail "patch queue round trip" "apply + export changed $PATCHES/"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Regenerate the queue of $KERNEL ($PATCHES in scripts/lib.sh) from branch
-# 'qbulk' of its kernel tree: one file per commit since 'base', the cover
-# letter (the branch description) as 0000, and the series file in order.
+# 'qbulk' of its kernel tree: one folder per posting, each from the
+# branch posting/NAME before it to its own (the last one to qbulk), with
+# the branch description as cover letter 0000 and a series file in order.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -12,16 +13,18 @@ left=$(uncommitted "$TREE")
 [ -z "$left" ] ||
 	die "files no commit holds would be left out; commit them (git add -f for a new one):
 $left"
-[ -n "$(git -C "$TREE" config branch.qbulk.description)" ] ||
-	die "no cover letter: git -C $TREE branch --edit-description qbulk"
+branches=$(postings | sed 's|^|posting/|')
+for branch in ${branches:-qbulk}; do
+	[ -n "$(git -C "$TREE" config "branch.$branch.description")" ] ||
+		die "no cover letter: git -C $TREE branch --edit-description $branch"
+done
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export_series "$TREE" "$tmp"
+for name in $(postings); do
+	rm -rf "${PATCHES:?}/$name"
+done
 rm -f "$PATCHES"/0*.patch
-cp "$tmp"/*.patch "$PATCHES/"
-{
-	echo "# qbulk patch queue, applied in this order; 0000 is the cover letter."
-	(cd "$tmp" && ls -- *.patch)
-} > "$PATCHES/series"
-echo "export: $(grep -c '^0' "$PATCHES/series") files in $PATCHES/"
+cp -r "$tmp"/. "$PATCHES/"
+echo "export: $(find "$PATCHES" -name '0*.patch' | wc -l) files in $PATCHES/"

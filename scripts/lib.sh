@@ -32,9 +32,52 @@ die() {
 	exit 1
 }
 
-# The patches of the series in order, cover letter excluded.
+# series_entries DIR: the entries of DIR/series, in order
+series_entries() {
+	grep -v -E '^[[:space:]]*(#|$)' "$1/series"
+}
+
+# The postings of the queue in order: the folders $PATCHES/series lists.
+# A queue whose series lists patch files (the 6.12 backport) has none.
+postings() {
+	local entry
+
+	for entry in $(series_entries "$PATCHES"); do
+		[ ! -d "$PATCHES/$entry" ] || echo "$entry"
+	done
+}
+
+# posting_tree NAME: the tree a posting folder N-TREE-TOPIC is sent to
+posting_tree() {
+	local tree=${1#*-}
+
+	case $tree in
+	net-next-*) echo net-next ;;
+	iwl-net-*) echo iwl-net ;;
+	iwl-next-*) echo iwl-next ;;
+	net-*) echo net ;;
+	*) return 1 ;;
+	esac
+}
+
+# The patches of the queue in order, cover letters excluded, as paths
+# under $PATCHES: POSTING/FILE, or FILE in a queue without postings.
 series_patches() {
-	grep -v -E '^[[:space:]]*(#|$)' "$PATCHES/series" | grep -v '^0000-'
+	local entry
+
+	for entry in $(series_entries "$PATCHES"); do
+		if [ -d "$PATCHES/$entry" ]; then
+			series_entries "$PATCHES/$entry" | grep -v '^0000-' |
+				sed "s|^|$entry/|"
+		elif [[ $entry != 0000-* ]]; then
+			echo "$entry"
+		fi
+	done
+}
+
+# queue_sum DIR: a checksum of the patch files of a queue laid out in DIR
+queue_sum() {
+	find "$1" -name '0*.patch' | sort | xargs cat | sha256sum | cut -d' ' -f1
 }
 
 # Kernel output directory for a flavour (debug|plain) and source (qbulk|base).
@@ -84,14 +127,18 @@ kernel_config() {
 		die "options not set as asked: $missing"
 }
 
-# checkpatch_findings PATCH: what checkpatch --strict finds in PATCH (a
-# file of $PATCHES), but for those tests/checkpatch.allow accepts, as
-# "FILE: TYPE: MESSAGE"
+# checkpatch_findings PATCH [OPTIONS...]: what checkpatch --strict (and
+# OPTIONS) finds in the file PATCH, but for those tests/checkpatch.allow
+# accepts, as "FILE: TYPE: MESSAGE"
 checkpatch_findings() {
+	local patch
+
+	patch=$(realpath "$1")
+	shift
 	# checkpatch exits 1 when it finds anything, accepted or not: only
 	# a failure of its own counts (callers may run with pipefail)
 	(cd "$TREE" && { ./scripts/checkpatch.pl --strict --quiet --terse \
-		--showfile "$OLDPWD/$PATCHES/$1"; [ $? -le 1 ]; }) |
+		--showfile "$@" "$patch"; [ $? -le 1 ]; }) |
 		sed -E '/^total: /d; s/^([^:]*):[0-9]+: /\1: /' |
 		awk 'NR == FNR {
 			if (!/^#/ && NF) { n = $1; sub(/^[0-9]+ /, ""); allow[$0] = n }
@@ -101,20 +148,102 @@ checkpatch_findings() {
 		{ print }' tests/checkpatch.allow -
 }
 
-# apply_series DIR: reset branch qbulk of the git tree DIR to 'base' and
-# apply patches/ on it. The cover letter's subject and text become the
-# branch description, from which export_series writes it back.
-apply_series() {
-	local dir=$1 p desc
+# placeholder_identity NAME EMAIL: whether NAME <EMAIL> cannot sign off a
+# patch: empty, the queue's own identity, or an address that reaches
+# nobody (reserved domains, no-reply addresses)
+placeholder_identity() {
+	[ -z "$1" ] || [ "$1" = "$AUTHOR_NAME" ] || [[ $2 != ?*@?*.?* ]] ||
+		[[ ${2,,} =~ (noreply|no-reply|@(.*\.)?example\.(com|net|org)$|\.(example|invalid|test|localhost|local)$) ]]
+}
 
-	git -C "$dir" am --abort 2>/dev/null || true
-	git -C "$dir" checkout -q -B qbulk base
-	for p in $(series_patches); do
-		git -C "$dir" am -q --committer-date-is-author-date \
-			"$PWD/$PATCHES/$p"
+# patch_lines PATCH: the patch's subject (unfolded), and its Fixes: and
+# Signed-off-by: lines, each as "subject|fixes|signoff TEXT"
+patch_lines() {
+	awk '
+		hdr == 0 && /^Subject: / { subj = substr($0, 10); folded = 1; next }
+		hdr == 0 && folded && /^[ \t]/ { sub(/^[ \t]+/, " "); subj = subj $0; next }
+		hdr == 0 && /^$/ { hdr = 1; print "subject " subj; next }
+		hdr == 0 { folded = 0; next }
+		hdr == 1 && /^---$/ { exit }
+		hdr == 1 && /^Fixes:/ { print "fixes " $0 }
+		hdr == 1 && /^Signed-off-by:/ { print "signoff " substr($0, 16) }
+	' "$1"
+}
+
+# posting_rules DIR [rendered]: the rules netdev applies to a posting,
+# checked on the posting folder DIR (N-TREE-TOPIC): a cover letter, 1 to
+# 15 patches, each subject [PATCH TREE i/n] (with vN once rendered), a
+# Fixes: tag of the form 'Fixes: <12 hex> ("subject")' on every patch of
+# a fix tree (net, iwl-net) and on none of a feature tree; once rendered,
+# a Signed-off-by: on every patch and none of a placeholder identity.
+# Prints each broken rule; fails if any.
+posting_rules() {
+	local dir=$1 rendered=${2:-} posting tree n=0 f kind text v='' bad=0
+	local fixes sob
+
+	posting=$(basename "$dir")
+	say() { echo "$posting: $*"; bad=1; }
+	tree=$(posting_tree "$posting") || {
+		say "the folder name names no tree (net, net-next, iwl-net, iwl-next)"
+		return 1
+	}
+	[ -z "$rendered" ] || v=' v[0-9]+'
+	[ -f "$dir/0000-cover-letter.patch" ] || say "no cover letter"
+	for f in "$dir"/0*.patch; do
+		[ -f "$f" ] || continue
+		[[ $f == */0000-* ]] && continue
+		n=$((n + 1))
+		fixes=0 sob=0
+		while read -r kind text; do
+			case $kind in
+			subject)
+				[[ $text =~ ^\[PATCH\ $tree$v\ [0-9]+/[0-9]+\]\  ]] ||
+					say "${f##*/}: subject not [PATCH $tree${v:+ vN} i/n]: $text" ;;
+			fixes)
+				fixes=$((fixes + 1))
+				[[ $text =~ ^Fixes:\ [0-9a-f]{12}\ \(\".+\"\)$ ]] ||
+					say "${f##*/}: malformed: $text" ;;
+			signoff)
+				sob=$((sob + 1))
+				local who=${text% <*} mail=${text##*<}
+				! placeholder_identity "$who" "${mail%>}" ||
+					say "${f##*/}: placeholder sign-off: $text" ;;
+			esac
+		done < <(patch_lines "$f")
+		case $tree in
+		net | iwl-net) [ "$fixes" -gt 0 ] ||
+			say "${f##*/}: no Fixes: tag in a fix posting" ;;
+		*) [ "$fixes" = 0 ] ||
+			say "${f##*/}: a fix (Fixes: tag) in a $tree posting" ;;
+		esac
+		[ -z "$rendered" ] || [ "$sob" -gt 0 ] ||
+			say "${f##*/}: no Signed-off-by:"
 	done
-	[ -f "$PATCHES/0000-cover-letter.patch" ] || return 0
-	desc=$(awk -v author="$AUTHOR_NAME" '
+	[ "$n" -gt 0 ] || say "no patches"
+	[ "$n" -le 15 ] || say "$n patches, more than netdev's 15"
+	return "$bad"
+}
+
+# applies_on_base DIR: whether the patches of the posting folder DIR
+# apply, in order, to 'base' alone (in an index of their own: the tree's
+# checkout is left alone)
+applies_on_base() {
+	local index p rc=0
+
+	index=$(mktemp)
+	GIT_INDEX_FILE=$index git -C "$TREE" read-tree base
+	for p in $(series_entries "$1" | grep -v '^0000-'); do
+		GIT_INDEX_FILE=$index git -C "$TREE" apply --cached \
+			"$(realpath "$1/$p")" || { rc=1; break; }
+	done
+	rm -f "$index"
+	return "$rc"
+}
+
+# cover_description COVER: the subject and text of a cover letter, as
+# the branch description export_series writes it back from
+cover_description() {
+	awk -v author="$AUTHOR_NAME" '
 		BEGIN { hdr = 1 }
 		hdr && /^Subject: / {
 			sub(/^Subject: \[PATCH[^]]*\] /, ""); subj = $0; folded = 1
@@ -125,8 +254,32 @@ apply_series() {
 		hdr { folded = 0; next }
 		index($0, author " (") == 1 { exit }
 		{ print }
-	' "$PATCHES/0000-cover-letter.patch")
-	git -C "$dir" config branch.qbulk.description "$desc"
+	' "$1"
+}
+
+# apply_series DIR: reset branch qbulk of the git tree DIR to 'base' and
+# apply the queue on it. Each posting ends at a branch posting/NAME, the
+# last one at qbulk too; its cover letter's subject and text become that
+# branch's description, from which export_series writes it back. A queue
+# without postings keeps its cover letter on qbulk.
+apply_series() {
+	local dir=$1 p name
+
+	git -C "$dir" am --abort 2>/dev/null || true
+	git -C "$dir" checkout -q -B qbulk base
+	for p in $(series_patches); do
+		git -C "$dir" am -q --committer-date-is-author-date \
+			"$PWD/$PATCHES/$p"
+		name=${p%/*}
+		[ "$name" = "$p" ] || git -C "$dir" branch -f "posting/$name"
+	done
+	for name in $(postings); do
+		git -C "$dir" config "branch.posting/$name.description" \
+			"$(cover_description "$PATCHES/$name/0000-cover-letter.patch")"
+	done
+	[ -f "$PATCHES/0000-cover-letter.patch" ] || return 0
+	git -C "$dir" config branch.qbulk.description \
+		"$(cover_description "$PATCHES/0000-cover-letter.patch")"
 }
 
 # uncommitted DIR: what in the kernel tree DIR no commit holds: changed
@@ -138,20 +291,49 @@ uncommitted() {
 		sed -E '/(^|\/)__pycache__\/|^\.checkpatch-camelcase\./d; s/^/?? /'
 }
 
-# export_series DIR OUT: write branch qbulk of DIR as patch files into OUT,
-# with the cover letter as 0000. The output depends only on the commits.
-export_series() {
-	local dir=$1 out date
+# format_range DIR OUT RANGE [OPTIONS...]: RANGE of the git tree DIR as
+# patch files in OUT, with a cover letter from the description of RANGE's
+# last branch. The output depends only on the commits.
+format_range() {
+	local dir=$1 out=$2 range=$3 date
 
-	out=$(cd "$2" && pwd)
+	shift 3
+	mkdir -p "$out"
 	# A fixed abbreviation: git sizes it by the object count otherwise.
 	git -C "$dir" -c core.abbrev=12 format-patch -q -o "$out" \
-		--zero-commit --no-signature \
-		--base=base --cover-letter --cover-from-description=subject \
-		base..qbulk
+		--zero-commit --no-signature --base=base --cover-letter \
+		--cover-from-description=subject "$@" "$range"
 	# The cover letter is dated now; date it as the newest patch instead.
-	date=$(git -C "$dir" log -1 --format=%aD qbulk)
+	date=$(git -C "$dir" log -1 --format=%aD "${range#*..}")
 	sed -i "3s/^Date: .*/Date: $date/" "$out/0000-cover-letter.patch"
+	{
+		echo "# qbulk patch queue, applied in this order; 0000 is the cover letter."
+		(cd "$out" && ls -- *.patch)
+	} > "$out/series"
+}
+
+# export_series DIR OUT: write branch qbulk of DIR as the queue in OUT:
+# one folder per posting of $PATCHES/series, each from the posting before
+# it (or 'base') to its branch posting/NAME, the last one to qbulk.
+export_series() {
+	local dir=$1 out prev=base name last
+
+	out=$(cd "$2" && pwd)
+	last=$(postings | tail -n 1)
+	if [ -z "$last" ]; then
+		format_range "$dir" "$out" base..qbulk
+		return
+	fi
+	git -C "$dir" branch -f "posting/$last" qbulk
+	for name in $(postings); do
+		format_range "$dir" "$out/$name" "$prev..posting/$name" \
+			--subject-prefix="PATCH $(posting_tree "$name")"
+		prev=posting/$name
+	done
+	{
+		echo "# The postings, in the order they are sent."
+		postings
+	} > "$out/series"
 }
 
 # What in a guest's kernel log is a splat: make check fails on one, and

@@ -37,7 +37,7 @@ branch_sum() {
 
 	tmp=$(mktemp -d)
 	export_series "$TREE" "$tmp" 2>/dev/null
-	cat "$tmp"/*.patch 2>/dev/null | sha256sum | cut -d' ' -f1
+	queue_sum "$tmp"
 	rm -rf "$tmp"
 }
 
@@ -52,7 +52,7 @@ left=$(uncommitted "$TREE")
 [ -z "$left" ] ||
 	die "$TREE has files no commit holds; commit them (git add -f for a new one) and 'make export':
 $left"
-want=$(cat "$PATCHES"/0*.patch | sha256sum | cut -d' ' -f1)
+want=$(queue_sum "$PATCHES")
 have=$(branch_sum)
 [ "$have" = "$want" ] && exit 0
 if [ -f "$stamp" ] && [ "$have" != "$(cat "$stamp")" ]; then
