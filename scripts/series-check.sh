@@ -1,13 +1,16 @@
 #!/bin/bash
 # 'make series-check': each patch of the series checked on its own, in
 # order, as netdev's CI checks a series: the plain kernel built with W=1
-# by gcc and by clang, incrementally from the patch before it, failing on
-# any warning the patch adds to an object it rebuilds (scripts/warnings.py);
+# by gcc and by clang, and by gcc with the drivers and KUnit suites the
+# series touches as modules (config/modules.config), incrementally from
+# the patch before it, failing on any warning the patch adds to an object
+# it rebuilds (scripts/warnings.py);
 # the C files it touches built for i386 with W=1, failing on new warnings;
 # kernel-doc -none -Wall on the files it touches, failing on new findings;
 # checkpatch --strict (tests/checkpatch.allow applies); every selftest it
 # adds listed in its directory's Makefile and every CONFIG_ option its
-# selftests name present in their config; its Signed-off-by.
+# selftests name present in their config; the posting rules of the
+# posting it belongs to (posting_rules in scripts/lib.sh).
 #   series-check.sh [FIRST]   start at patch FIRST (from 1), after a run
 #                             that stopped before it
 # The tree walks the series in a worktree of its own; builds use ccache.
@@ -33,8 +36,10 @@ n=${#commits[@]}
 [ "$n" = "${#patches[@]}" ] || die "patches/ and branch qbulk differ: make export"
 
 declare -A cc_of=([gcc]="ccache gcc" [clang]="ccache clang-19"
-	[i386]="ccache gcc")
-declare -A arch_of=([gcc]=x86_64 [clang]=x86_64 [i386]=i386)
+	[modules]="ccache gcc" [i386]="ccache gcc")
+declare -A arch_of=([gcc]=x86_64 [clang]=x86_64 [modules]=x86_64
+	[i386]=i386)
+kinds=(gcc clang modules)
 
 # kbuild KIND LOG [TARGETS...]: configure and build out-KIND at the
 # worktree's commit, the log in LOG (kbuild's object lines and warnings)
@@ -47,6 +52,13 @@ kbuild() {
 	KCONFIG_ANY=1 kernel_config "$wt" "$out" plain qbulk \
 		ARCH="${arch_of[$kind]}" CC="${cc_of[$kind]}" > "$log" 2>&1 ||
 		return 1
+	if [ "$kind" = modules ]; then
+		"$wt/scripts/kconfig/merge_config.sh" -m -O "$out" \
+			"$out/.config" config/modules.config > /dev/null &&
+			make -s -C "$wt" O="$out" CC="${cc_of[$kind]}" \
+				olddefconfig >> "$log" 2>&1 || return 1
+		set -- "${@:-bzImage}" modules
+	fi
 	make -C "$wt" O="$out" ARCH="${arch_of[$kind]}" CC="${cc_of[$kind]}" \
 		W=1 -j"$(nproc)" --output-sync=target "${@:-bzImage}" \
 		>> "$log" 2>&1
@@ -119,7 +131,7 @@ check() {
 # The state before FIRST: the warnings of every object built there.
 start=$SECONDS
 git -C "$wt" checkout -q --detach "${commits[first - 1]}~" || exit
-for kind in gcc clang; do
+for kind in "${kinds[@]}"; do
 	progress "series-check: before patch $first, $kind" \
 		"series-check-$KERNEL-start-$kind" \
 		kbuild "$kind" "$dir/logs/start-$kind.log" ||
@@ -162,7 +174,7 @@ for ((i = first; i <= n; i++)); do
 	fi
 	git -C "$wt" checkout -q --detach "$commit"
 
-	for kind in gcc clang; do
+	for kind in "${kinds[@]}"; do
 		if progress "series-check: patch $i of $n, $kind" \
 			"series-check-$KERNEL-$kind" \
 			kbuild "$kind" "$log-$kind.log"; then
@@ -186,13 +198,14 @@ for ((i = first; i <= n; i++)); do
 	row+=("$(check "patch $i: kernel-doc" "$log-kdoc-new" \
 		comm -13 "$log-kdoc-before" "$log-kdoc-after")")
 	row+=("$(check "patch $i: checkpatch" "$log-checkpatch" \
-		checkpatch_findings "$p")")
+		checkpatch_findings "$PATCHES/$p" --no-signoff)")
 	row+=("$(check "patch $i: selftests" "$log-selftests" \
 		selftests "$commit")")
-	if git -C "$wt" log -1 --format=%B "$commit" | grep -q '^Signed-off-by: '; then
-		row+=(ok)
+	if [[ $p == */* ]]; then
+		row+=("$(check "patch $i: posting rules" "$log-rules" \
+			posting_rules "$PATCHES/${p%%/*}")")
 	else
-		row+=(FAIL)
+		row+=(-)
 	fi
 	[[ " ${row[*]} " != *FAIL* ]] || failed=$((failed + 1))
 	cells=$(printf '%s | ' "${row[@]}")
@@ -204,12 +217,13 @@ done
 	echo "# make series-check: each patch on its own"
 	echo
 	echo "Linux $VERSION, series at commit $(git rev-parse --short HEAD) of"
-	echo "this repository; plain config, W=1; gcc $(gcc -dumpversion),"
+	echo "this repository; plain config, W=1; gcc $(gcc -dumpversion), also"
+	echo "with config/modules.config (modules),"
 	echo "$(clang-19 --version | head -1); i386: the C files each patch touches."
 	echo "Patches $first to $n in this run, $(hms $((SECONDS - start))) on $(nproc) cores."
 	echo
-	echo "| patch | file | gcc | clang | i386 | kernel-doc | checkpatch | selftests | Signed-off-by | time |"
-	echo "|---|---|---|---|---|---|---|---|---|---|"
+	echo "| patch | file | gcc | clang | modules | i386 | kernel-doc | checkpatch | selftests | posting rules | time |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|"
 	cat "$rows"
 } > "$results/report.md"
 echo "series-check: $n patches, $failed failed; see $results/report.md"
