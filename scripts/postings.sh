@@ -1,9 +1,10 @@
 #!/bin/bash
 # 'make postings': the queue rendered as the mails 'git send-email' sends,
-# one folder per posting in build/postings/: subjects [PATCH TREE vV i/n],
-# the poster (git config user.name and user.email) as author, in every
-# Signed-off-by: and in the MAINTAINERS entries the series adds, To: the
-# lists and Cc: the people that the base tree's get_maintainer.pl names.
+# one folder per posting in build/postings/: subjects [PATCH TREE vV i/n]
+# (no vV on the first version), the poster (git config user.name and
+# user.email) as author, in every Signed-off-by: and in the MAINTAINERS
+# entries the series adds, To: the lists and Cc: the people that the base
+# tree's get_maintainer.pl names.
 # Each rendered posting must pass the posting rules and checkpatch
 # --strict (tests/checkpatch.allow applies); a placeholder identity is
 # refused before anything is written.
@@ -14,6 +15,9 @@ cd "$(dirname "$0")/.."
 
 version=${1:-1}
 out=$BUILD/postings
+# a first posting carries no version, as git format-patch -v1 would not
+tag=" v$version"
+[ "$version" != 1 ] || tag=""
 name=$(git config user.name || true)
 email=$(git config user.email || true)
 poster="$name <$email>"
@@ -61,7 +65,7 @@ for posting in $(postings); do
 	hdrs=$(headers To "${to[@]}"; headers Cc "${cc[@]}")
 	for f in "$dir"/0*.patch; do
 		sed -i -E \
-			-e "1,/^\$/s/^Subject: \[PATCH ([a-z-]+) /Subject: [PATCH \\1 v$version /" \
+			-e "1,/^\$/s/^Subject: \[PATCH ([a-z-]+) /Subject: [PATCH \\1$tag /" \
 			-e "s/$AUTHOR_NAME <$AUTHOR_EMAIL>/$poster/g" \
 			-e "s/^$AUTHOR_NAME \(([0-9]+)\):\$/$name (\\1):/" "$f"
 		awk -v hdrs="$hdrs" '{ print } NR == 3 && hdrs != "" { print hdrs }' \
