@@ -82,6 +82,7 @@ run() {
 	git -C "$TREE" checkout -q -- .
 	{
 		echo "result: $result"
+		echo "commit: $(git rev-parse --short HEAD)"
 		echo "tests: $tests"
 		echo "time: $((SECONDS - start)) s"
 		sed 's/^/by: /' "$vm/caught" 2>/dev/null
@@ -90,25 +91,43 @@ run() {
 	[ "$result" = caught ]
 }
 
+# ran_on TXT PATCH: the commit a mutant's last run was on, and whether the
+# series or the mutant changed since
+ran_on() {
+	local commit
+
+	commit=$(sed -n 's/^commit: //p' "$1" 2>/dev/null)
+	if [ -z "$commit" ]; then
+		echo "not stamped"
+	elif git diff --quiet "$commit" HEAD -- patches "$2" 2>/dev/null; then
+		echo "$commit"
+	else
+		echo "$commit (series changed since)"
+	fi
+}
+
 # report: the table of every mutant of tests/mutants/ and its last result
 report() {
 	local patch name txt
 
 	echo "# Mutants: sabotages of the series and the tests that catch them"
 	echo
-	echo "Made by \`make mutants\` (scripts/mutants.sh) on the series of"
-	echo "commit $(git rev-parse --short HEAD), Linux $VERSION, debug kernel"
-	echo "under QEMU TCG. Each mutant was built and booted on its own."
+	echo "Made by \`make mutants\` (scripts/mutants.sh), Linux $VERSION, debug"
+	echo "kernel under QEMU TCG; written at commit $(git rev-parse --short HEAD)."
+	echo "Each mutant was built and booted on its own, on the series of the"
+	echo "commit its row names; a row whose series or mutant changed since says"
+	echo "so, and rows from before the stamp say \"not stamped\"."
 	echo
-	echo "| mutant | promise broken | tests | result | caught by | time |"
-	echo "|---|---|---|---|---|---|"
+	echo "| mutant | promise broken | tests | result | ran on | caught by | time |"
+	echo "|---|---|---|---|---|---|---|"
 	for patch in tests/mutants/*.patch; do
 		name=$(basename "$patch" .patch)
 		txt=$dir/$name.txt
-		printf '| %s | %s | %s | %s | %s | %s |\n' "$name" \
+		printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$name" \
 			"$(sed -n 's/^Promise: //p' "$patch")" \
 			"$(sed -n 's/^Tests: //p' "$patch")" \
 			"$(sed -n 's/^result: //p' "$txt" 2>/dev/null || echo "not run")" \
+			"$(ran_on "$txt" "$patch")" \
 			"$(sed -n 's/^by: //p' "$txt" 2>/dev/null | head -3 |
 				sed 's/|/\\|/g' | paste -s -d ';' | sed 's/;/; /g')" \
 			"$(sed -n 's/^time: //p' "$txt" 2>/dev/null)"
