@@ -45,7 +45,6 @@ boot() {
 		rm -rf "$out"
 		mkdir -p "$out"
 		if QBULK_ICOUNT=$icount \
-			QBULK_QEMU_OPTS="-trace enable=e1000e_core_write" \
 			progress "bench: $source $mode" "bench-$mode" \
 			bash scripts/vm.sh -t 900 \
 			-k "$(kernel_out plain "$source")/arch/x86/boot/bzImage" \

@@ -250,7 +250,8 @@ grep_trace() {
 }
 
 # Transmit tail register writes of the VM's igb NICs seen by QEMU, when
-# it logs e1000e_core_write (TDT of queue n is at 0xe018 + 0x40 * n).
+# it logs e1000e_core_write (TDT of queue n is at 0xe018 + 0x40 * n;
+# scripts/vm.sh keeps only those lines).
 tail_writes() {
 	grep_trace -E 'register 0xe[0-3][159d]8,'
 }
