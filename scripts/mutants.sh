@@ -124,6 +124,12 @@ verdict() {
 	grep -E -m 1 "$splat" "$2/kernel.log" 2>/dev/null | sed 's/^/splat: /'
 }
 
+# tests_changed PATCH: whether PATCH changes the kselftests, which the
+# VM runs from their install (scripts/ksft.sh) and not from the tree
+tests_changed() {
+	grep -q '^+++ b/tools/testing/selftests/' "$1"
+}
+
 # run PATCH: one mutant, its result in $dir/NAME.txt
 run() {
 	local patch=$1 name tests vm start=$SECONDS result
@@ -136,6 +142,9 @@ run() {
 	echo "mutant $name: $(sed -n 's/^Promise: //p' "$patch")"
 	if ! git -C "$TREE" apply "$PWD/$patch"; then
 		result="does not apply"
+	elif tests_changed "$patch" &&
+		! bash scripts/ksft.sh > "$vm/ksft.log" 2>&1; then
+		result="its kselftests do not install (see $vm/ksft.log)"
 	elif ! bash scripts/build.sh debug qbulk > "$vm/build.log" 2>&1; then
 		result="does not build (see $vm/build.log)"
 	else
@@ -148,6 +157,8 @@ run() {
 		fi
 	fi
 	git -C "$TREE" checkout -q -- .
+	! tests_changed "$patch" || bash scripts/ksft.sh > /dev/null 2>&1 ||
+		die "the kselftests do not install again after $name"
 	{
 		echo "result: $result"
 		echo "commit: $(git rev-parse --short HEAD)"
