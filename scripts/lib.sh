@@ -37,14 +37,12 @@ series_entries() {
 	grep -v -E '^[[:space:]]*(#|$)' "$1/series"
 }
 
-# The postings of the queue in order: the folders $PATCHES/series lists.
-# A queue whose series lists patch files (the 6.12 backport) has none.
+# The postings of the queue in order: the folders of the patches that
+# $PATCHES/series lists as FOLDER/FILE (or FOLDER/ alone, for a new
+# posting before its first export). A queue whose series lists its own
+# files (the 6.12 backport) has none.
 postings() {
-	local entry
-
-	for entry in $(series_entries "$PATCHES"); do
-		[ ! -d "$PATCHES/$entry" ] || echo "$entry"
-	done
+	series_entries "$PATCHES" | awk -F / 'NF > 1 && !seen[$1]++ { print $1 }'
 }
 
 # posting_tree NAME: the tree a posting folder N-TREE-TOPIC is sent to
@@ -63,16 +61,7 @@ posting_tree() {
 # The patches of the queue in order, cover letters excluded, as paths
 # under $PATCHES: POSTING/FILE, or FILE in a queue without postings.
 series_patches() {
-	local entry
-
-	for entry in $(series_entries "$PATCHES"); do
-		if [ -d "$PATCHES/$entry" ]; then
-			series_entries "$PATCHES/$entry" | grep -v '^0000-' |
-				sed "s|^|$entry/|"
-		elif [[ $entry != 0000-* ]]; then
-			echo "$entry"
-		fi
-	done
+	series_entries "$PATCHES" | grep -v -E '(^|/)0000-|/$'
 }
 
 # queue_sum DIR: a checksum of the patch files of a queue laid out in DIR
@@ -331,8 +320,12 @@ export_series() {
 		prev=posting/$name
 	done
 	{
-		echo "# The postings, in the order they are sent."
-		postings
+		echo "# The patches of the postings, in the order they are applied and"
+		echo "# sent; each posting's folder has its cover letter and series."
+		for name in $(postings); do
+			series_entries "$out/$name" | grep -v '^0000-' |
+				sed "s|^|$name/|"
+		done
 	} > "$out/series"
 }
 
