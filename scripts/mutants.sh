@@ -179,7 +179,8 @@ ran_on() {
 	commit=$(sed -n 's/^commit: //p' "$1" 2>/dev/null)
 	if [ -z "$commit" ]; then
 		echo "not stamped"
-	elif git diff --quiet "$commit" HEAD -- patches "$2" 2>/dev/null; then
+	elif git diff --quiet "$commit" HEAD -- 'patches/*.patch' "$2" \
+		2>/dev/null; then
 		echo "$commit"
 	else
 		echo "$commit (series changed since)"
