@@ -50,20 +50,25 @@ mkdir -p "$out"
 # 1. Host checks.
 step "apply the series" bash scripts/tree.sh
 # The stored queue carries no Signed-off-by: make postings adds the
-# poster's, and checks the rendered patches with it.
-for p in $(series_patches); do
-	log=$out/checkpatch-${p//\//_}.log
-	checkpatch_findings "$PATCHES/$p" --no-signoff > "$log" 2>&1
-	if [ -s "$log" ]; then
-		result fail "checkpatch: $p" "see $log"
-		cat "$log"
-	else
-		result pass "checkpatch: $p"
-	fi
-done
+# poster's, and checks the rendered patches with it. (On an older
+# kernel, these are 7.3's patches, checked there.)
+if [ -z "$FIXUPS" ]; then
+	for p in $(series_patches); do
+		log=$out/checkpatch-${p//\//_}.log
+		checkpatch_findings "$PATCHES/$p" --no-signoff > "$log" 2>&1
+		if [ -s "$log" ]; then
+			result fail "checkpatch: $p" "see $log"
+			cat "$log"
+		else
+			result pass "checkpatch: $p"
+		fi
+	done
+fi
 
 for name in $(postings); do
-	if posting_rules "$PATCHES/$name" > "$out/rules-$name.log"; then
+	if [ -n "$FIXUPS" ]; then
+		:
+	elif posting_rules "$PATCHES/$name" > "$out/rules-$name.log"; then
 		result pass "posting rules: $name"
 	else
 		result fail "posting rules: $name" "see $out/rules-$name.log"
@@ -91,11 +96,21 @@ fi
 
 mkdir -p "$out/export"
 export_series "$TREE" "$out/export"
-if diff -r "$PATCHES" "$out/export" > "$out/roundtrip.log" 2>&1; then
+if diff -r "$QUEUE" "$out/export" > "$out/roundtrip.log" 2>&1; then
 	result pass "patch queue round trip"
 else
-	result fail "patch queue round trip" "apply + export changed $PATCHES/"
+	result fail "patch queue round trip" "apply + export changed $QUEUE/"
 	cat "$out/roundtrip.log"
+fi
+
+# The 6.12 backport is derived from this queue: it must still apply
+# (no kernel build; make backport builds and tests it).
+if [ -z "$FIXUPS" ]; then
+	if KERNEL=6.12 bash scripts/tree.sh > "$out/backport.log" 2>&1; then
+		result pass "6.12 backport applies"
+	else
+		result fail "6.12 backport applies" "$(tail -n 1 "$out/backport.log")"
+	fi
 fi
 
 if shellcheck -x scripts/*.sh tests/*.sh vm/*.sh demo/*.sh bench/*.sh tools/qbulkstat/*.sh .ci/run > "$out/shellcheck.log"

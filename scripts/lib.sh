@@ -1,8 +1,9 @@
 # Shared settings and helpers, sourced by the scripts from the repo root.
 # shellcheck shell=bash disable=SC2034
 
-# The kernel the series is applied to: 7.3, the primary queue in patches/,
-# or 6.12, the backport queue in backports/6.12/ (base/linux-$KERNEL.pin).
+# The kernel the series is applied to (base/linux-$KERNEL.pin): 7.3, the
+# queue in patches/, or 6.12, the same queue with the fix-ups of
+# backports/6.12/ (apply_backport).
 KERNEL=${KERNEL:-7.3}
 [ -f "base/linux-$KERNEL.pin" ] || {
 	echo "no base/linux-$KERNEL.pin: KERNEL is 7.3 or 6.12" >&2
@@ -12,7 +13,11 @@ KERNEL=${KERNEL:-7.3}
 . "base/linux-$KERNEL.pin"
 SUITE=${SUITE:-}
 PATCHES=patches
-[ "$KERNEL" = 7.3 ] || PATCHES=backports/$KERNEL
+FIXUPS=
+[ "$KERNEL" = 7.3 ] || FIXUPS=backports/$KERNEL
+# What 'make export' writes and the round trip compares: the queue on
+# 7.3, the fix-ups on an older kernel.
+QUEUE=${FIXUPS:-$PATCHES}
 
 BUILD=build
 TREE=$BUILD/linux-$KERNEL
@@ -64,9 +69,10 @@ series_patches() {
 	series_entries "$PATCHES" | grep -v -E '(^|/)0000-|/$'
 }
 
-# queue_sum DIR: a checksum of the patch files of a queue laid out in DIR
+# queue_sum DIR...: a checksum of the patch and fix-up files in DIRs
 queue_sum() {
-	find "$1" -name '0*.patch' | sort | xargs cat | sha256sum | cut -d' ' -f1
+	find "$@" -name '0*.patch' -o -name '0*.diff' | sort | xargs cat |
+		sha256sum | cut -d' ' -f1
 }
 
 # Kernel output directory for a flavour (debug|plain) and source (qbulk|base).
@@ -214,11 +220,21 @@ posting_rules() {
 }
 
 # applies_on_base DIR: whether the patches of the posting folder DIR
-# apply, in order, to 'base' alone (in an index of their own: the tree's
-# checkout is left alone)
+# apply, in order, to 'base' alone: in an index of their own on 7.3 (the
+# tree's checkout is left alone), by backport_patch in a worktree of
+# their own on an older kernel
 applies_on_base() {
-	local index p rc=0
+	local index wt p rc=0
 
+	if [ -n "$FIXUPS" ]; then
+		wt=$(mktemp -d)
+		git -C "$TREE" worktree add -q --detach "$wt" base || return
+		for p in $(series_entries "$1" | grep -v '^0000-'); do
+			(backport_patch "$wt" "${1##*/}/$p") || { rc=1; break; }
+		done
+		git -C "$TREE" worktree remove --force "$wt"
+		return "$rc"
+	fi
 	index=$(mktemp)
 	GIT_INDEX_FILE=$index git -C "$TREE" read-tree base
 	for p in $(series_entries "$1" | grep -v '^0000-'); do
@@ -246,12 +262,22 @@ cover_description() {
 	' "$1"
 }
 
-# apply_series DIR: reset branch qbulk of the git tree DIR to 'base' and
+# apply_series DIR: the queue on the tree DIR: apply_queue on 7.3,
+# apply_backport on an older kernel
+apply_series() {
+	if [ -n "$FIXUPS" ]; then
+		apply_backport "$1"
+	else
+		apply_queue "$1"
+	fi
+}
+
+# apply_queue DIR: reset branch qbulk of the git tree DIR to 'base' and
 # apply the queue on it. Each posting ends at a branch posting/NAME, the
 # last one at qbulk too; its cover letter's subject and text become that
 # branch's description, from which export_series writes it back. A queue
 # without postings keeps its cover letter on qbulk.
-apply_series() {
+apply_queue() {
 	local dir=$1 p name
 
 	git -C "$dir" am --abort 2>/dev/null || true
@@ -269,6 +295,125 @@ apply_series() {
 	[ -f "$PATCHES/0000-cover-letter.patch" ] || return 0
 	git -C "$dir" config branch.qbulk.description \
 		"$(cover_description "$PATCHES/0000-cover-letter.patch")"
+}
+
+# fixup_of PATCH: the fix-up file of PATCH (POSTING/FILE of the queue)
+fixup_of() {
+	echo "$FIXUPS/${1%.patch}.diff"
+}
+
+# am_3way DIR PATCH: PATCH committed on the tree DIR by 'git am -3',
+# whose merge base is the file the patch was made against (the 7.3
+# tree's objects are an alternate of DIR's). A conflict is committed as
+# it stands, markers included, for the patch's fix-up to resolve.
+am_3way() {
+	local dir=$1 patch=$2 f
+
+	git -C "$dir" am -q -3 --committer-date-is-author-date "$patch" \
+		> /dev/null 2>&1 && return
+	git -C "$dir" diff --name-only --diff-filter=U | while read -r f; do
+		if [ -e "$dir/$f" ]; then
+			git -C "$dir" add -f -- "$f"
+		else
+			git -C "$dir" rm -q --cached -- "$f"
+		fi
+	done
+	GIT_EDITOR=true git -C "$dir" am -q --continue
+}
+
+# backport_note DIR COMMIT: what the message of COMMIT adds to its
+# patch's: a last paragraph "[ KERNEL: ... ]", the text of its fix-up
+# before the diff
+backport_note() {
+	git -C "$1" log -1 --format=%B "$2" |
+		awk '/^\[ [0-9.]+: /, 0'
+}
+
+# backport_patch DIR PATCH: PATCH (POSTING/FILE of patches/) on the tree
+# DIR by am_3way, then its fix-up (fixup_of), if it has one: the fix-up
+# resolves what the merge left, and adapts what must differ on this
+# kernel; its text before the diff is added to the message. Fails if
+# the fix-up no longer applies, or if a conflict is left, naming PATCH.
+backport_patch() {
+	local dir=$1 p=$2 fix
+
+	am_3way "$dir" "$PWD/$PATCHES/$p"
+	fix=$(fixup_of "$p")
+	if [ -f "$fix" ]; then
+		git -C "$dir" apply -q --allow-empty --index "$PWD/$fix" ||
+			die "$p: its fix-up $fix no longer applies; fix the patch's commit on $TREE and export"
+		{
+			git -C "$dir" log -1 --format=%B
+			echo
+			sed '/^diff --git /,$d' "$fix"
+		} | GIT_COMMITTER_DATE=$(git -C "$dir" log -1 --format=%aD) \
+			git -C "$dir" commit -q --amend -F - --cleanup=whitespace
+	fi
+	# (grep reads all: with -q, git's SIGPIPE would fail the pipe)
+	! git -C "$dir" show --format= HEAD |
+		grep -E '^\+(<<<<<<<|>>>>>>>)( |$)' > /dev/null ||
+		die "$p: does not apply to $KERNEL; resolve the conflict in $TREE, commit --amend and export"
+}
+
+# backport_objects DIR: the 7.3 tree's objects as an alternate of the
+# tree DIR's, for am_3way's merge bases
+backport_objects() {
+	[ -d "$BUILD/linux-7.3/.git/objects" ] ||
+		die "no $BUILD/linux-7.3: its objects are the merge bases (make tree KERNEL=7.3)"
+	realpath --relative-to="$1/.git/objects" \
+		"$BUILD/linux-7.3/.git/objects" > "$1/.git/objects/info/alternates"
+}
+
+# apply_backport DIR: reset branch qbulk of the tree DIR to 'base' and
+# apply the queue of patches/ on it by backport_patch, each posting
+# ending at posting/NAME as on 7.3. Stops at the first patch that fails,
+# the tree left there.
+apply_backport() {
+	local dir=$1 p
+
+	backport_objects "$dir"
+	git -C "$dir" am --abort 2>/dev/null || true
+	git -C "$dir" checkout -q -f -B qbulk base
+	for p in $(series_patches); do
+		backport_patch "$dir" "$p"
+		[ "${p%/*}" = "$p" ] || git -C "$dir" branch -f "posting/${p%/*}"
+	done
+}
+
+# export_backport DIR OUT: the fix-ups that turn each patch of patches/,
+# applied by am_3way, into its commit on branch qbulk of DIR, written to
+# OUT as fixup_of names them; those of the patches past the end of a
+# branch that stopped at a conflict, as they are. The tree is left at
+# qbulk.
+export_backport() {
+	local dir=$1 out=$2 commit p f note diff i
+	local -a commits patches
+
+	mapfile -t commits < <(git -C "$dir" rev-list --reverse base..qbulk)
+	mapfile -t patches < <(series_patches)
+	[ "${#commits[@]}" -le "${#patches[@]}" ] ||
+		die "branch qbulk of $dir has more commits than patches/ patches"
+	git -C "$dir" checkout -q --detach base
+	for i in "${!patches[@]}"; do
+		p=${patches[i]}
+		commit=${commits[i]:-}
+		# Past the end of a branch that stopped at a conflict: as is
+		if [ -z "$commit" ]; then
+			f=$(fixup_of "$p")
+			[ ! -f "$f" ] || install -D -m 644 "$f" "$out/${p%.patch}.diff"
+			continue
+		fi
+		am_3way "$dir" "$PWD/$PATCHES/$p"
+		f=$out/${p%.patch}.diff
+		note=$(backport_note "$dir" "$commit")
+		diff=$(git -C "$dir" diff --full-index HEAD "$commit")
+		if [ -n "$note$diff" ]; then
+			mkdir -p "${f%/*}"
+			printf '%s\n' ${note:+"$note"} ${diff:+"$diff"} > "$f"
+		fi
+		git -C "$dir" checkout -q --detach "$commit"
+	done
+	git -C "$dir" checkout -q qbulk
 }
 
 # uncommitted DIR: what in the kernel tree DIR no commit holds: changed
@@ -308,6 +453,10 @@ export_series() {
 	local dir=$1 out prev=base name last
 
 	out=$(cd "$2" && pwd)
+	if [ -n "$FIXUPS" ]; then
+		export_backport "$dir" "$out"
+		return
+	fi
 	last=$(postings | tail -n 1)
 	if [ -z "$last" ]; then
 		format_range "$dir" "$out" base..qbulk

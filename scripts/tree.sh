@@ -1,6 +1,6 @@
 #!/bin/bash
 # Lay out the kernel tree of $KERNEL: the pinned base as commit 'base',
-# then its queue ($PATCHES) applied with 'git am' on branch 'qbulk'.
+# then the queue applied with 'git am' on branch 'qbulk' (apply_series).
 #   tree.sh        build/linux-$KERNEL at base + series. Does nothing if the
 #                  branch already matches the queue; refuses to drop
 #                  commits or changes that were not exported.
@@ -52,12 +52,21 @@ left=$(uncommitted "$TREE")
 [ -z "$left" ] ||
 	die "$TREE has files no commit holds; commit them (git add -f for a new one) and 'make export':
 $left"
-want=$(queue_sum "$PATCHES")
-have=$(branch_sum)
-[ "$have" = "$want" ] && exit 0
-if [ -f "$stamp" ] && [ "$have" != "$(cat "$stamp")" ]; then
-	die "branch qbulk has commits not in $PATCHES/; 'make export' first"
+# The stamp: branch qbulk as laid out, and the files it was laid out from
+inputs=$(queue_sum "$PATCHES" ${FIXUPS:+"$FIXUPS"})
+head=$(git -C "$TREE" rev-parse -q --verify qbulk) || head=none
+[ "$(cat "$stamp" 2>/dev/null)" != "$head $inputs" ] || exit 0
+if [ -f "$stamp" ] && [ "$(cut -d' ' -f1 "$stamp")" != "$head" ]; then
+	# The branch changed since: keep it if it is what the queue holds
+	[ "$(branch_sum)" = "$(queue_sum "$QUEUE")" ] ||
+		die "branch qbulk has commits not in $QUEUE/; 'make export' first"
+	[ "$(cut -d' ' -f2 "$stamp")" != "$inputs" ] || {
+		echo "$head $inputs" > "$stamp"
+		exit 0
+	}
 fi
+# (no stamp while it applies: a run that stops halfway leaves none)
+rm -f "$stamp"
 apply_series "$TREE"
-branch_sum > "$stamp"
+echo "$(git -C "$TREE" rev-parse qbulk) $inputs" > "$stamp"
 echo "tree: $TREE at $(git -C "$TREE" log --oneline -1)"
