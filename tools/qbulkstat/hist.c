@@ -85,8 +85,12 @@ void hist_parse(const char *text, struct deq_stats *st)
 {
 	const char *line = text;
 	struct hist_entry e;
+	uint64_t dropped;
 
 	while (line && *line) {
+		if (!strncmp(line, "    Dropped:", 12) &&
+		    field(line, "Dropped", &dropped))
+			st->dropped += dropped;
 		if (hist_parse_line(line, &e) && e.packets) {
 			st->dequeues += e.count;
 			st->packets += e.packets * e.count;
@@ -112,6 +116,7 @@ void deq_stats_sub(struct deq_stats *now, const struct deq_stats *then)
 	now->dequeues -= then->dequeues;
 	now->packets -= then->packets;
 	now->bytes -= then->bytes;
+	now->dropped -= then->dropped;
 	for (i = 0; i < PKT_BUCKETS; i++)
 		now->by_packets[i] -= then->by_packets[i];
 	for (i = 0; i < BYTE_BUCKETS; i++)

@@ -28,6 +28,7 @@ struct deq_stats {
 	uint64_t by_packets[PKT_BUCKETS];
 	uint64_t by_bytes[BYTE_BUCKETS];
 	uint64_t by_stop[STOP_REASONS];
+	uint64_t dropped;	/* events the histogram could not count */
 	bool has_bytes;		/* the kernel reports bytes and stop reasons */
 };
 
@@ -46,7 +47,8 @@ struct hist_entry {
 bool hist_parse_line(const char *line, struct hist_entry *e);
 
 /* Add all the entries of a 'hist' file's text to @st; bytes, byte buckets
- * and stop reasons only where @st->has_bytes is set.
+ * and stop reasons only where @st->has_bytes is set. Its "Dropped:" total
+ * (events lost when the histogram's map was full) goes to @st->dropped.
  */
 void hist_parse(const char *text, struct deq_stats *st);
 

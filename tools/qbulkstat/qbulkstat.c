@@ -187,6 +187,9 @@ static void print_table(const char *ifname, double secs,
 	printf("\n  %.2f packets per dequeue, largest %llu since start\n",
 	       ratio(st->packets, st->dequeues),
 	       (unsigned long long)st->largest);
+	if (st->dropped)
+		printf("  %llu dequeues not counted: the histogram is full\n",
+		       (unsigned long long)st->dropped);
 	printf("\npackets per dequeue\n");
 	for (i = 0; i < PKT_BUCKETS; i++)
 		print_bar(pkt_bucket_label(i), st->by_packets[i], st->dequeues);
@@ -217,10 +220,11 @@ static void print_keys(const struct deq_stats *st, const struct doorbells *db)
 {
 	int i;
 
-	printf("dequeues %llu\npackets %llu\nlargest %llu\n",
+	printf("dequeues %llu\npackets %llu\nlargest %llu\ndropped %llu\n",
 	       (unsigned long long)st->dequeues,
 	       (unsigned long long)st->packets,
-	       (unsigned long long)st->largest);
+	       (unsigned long long)st->largest,
+	       (unsigned long long)st->dropped);
 	for (i = 0; i < PKT_BUCKETS; i++)
 		printf("packets_per_dequeue %s %llu\n", pkt_bucket_label(i),
 		       (unsigned long long)st->by_packets[i]);
@@ -253,10 +257,12 @@ static void print_json(const char *ifname, double secs,
 	for (c = ifname; *c; c++)
 		printf(*c == '"' || *c == '\\' ? "\\%c" : "%c", *c);
 	printf("\",\"interval\":%g,\"dequeues\":%llu,"
-	       "\"packets\":%llu,\"largest\":%llu,\"packets_per_dequeue\":{",
+	       "\"packets\":%llu,\"largest\":%llu,\"dropped\":%llu,"
+	       "\"packets_per_dequeue\":{",
 	       secs, (unsigned long long)st->dequeues,
 	       (unsigned long long)st->packets,
-	       (unsigned long long)st->largest);
+	       (unsigned long long)st->largest,
+	       (unsigned long long)st->dropped);
 	for (i = 0; i < PKT_BUCKETS; i++)
 		printf("%s\"%s\":%llu", i ? "," : "", pkt_bucket_label(i),
 		       (unsigned long long)st->by_packets[i]);

@@ -35,7 +35,7 @@ static const char patched[] =
 	"Totals:\n"
 	"    Hits: 310\n"
 	"    Entries: 3\n"
-	"    Dropped: 0\n";
+	"    Dropped: 4\n";
 
 /* The base kernel: packets only */
 static const char base[] =
@@ -86,6 +86,7 @@ static void test_patched(void)
 	      st.by_bytes[6] == 3);
 	CHECK(st.by_stop[STOP_PACKETS] == 297 && st.by_stop[STOP_BYTES] == 10 &&
 	      st.by_stop[STOP_BQL] == 3 && st.by_stop[STOP_EMPTY] == 0);
+	CHECK(st.dropped == 4);
 }
 
 static void test_base(void)
@@ -96,6 +97,7 @@ static void test_base(void)
 	CHECK(st.dequeues == 14 && st.packets == 30 && st.largest == 9);
 	CHECK(st.bytes == 0 && st.by_stop[STOP_NONE] == 0);
 	CHECK(st.by_packets[0] == 12 && st.by_packets[3] == 2);
+	CHECK(st.dropped == 0);
 }
 
 static void test_sub(void)
@@ -105,8 +107,10 @@ static void test_sub(void)
 
 	hist_parse(patched, &then);
 	hist_parse(patched, &now);
-	hist_parse("{ packets: 4, bytes: 4000, stop: 4 } hitcount: 5\n", &now);
+	hist_parse("{ packets: 4, bytes: 4000, stop: 4 } hitcount: 5\n"
+		   "    Dropped: 6\n", &now);
 	deq_stats_sub(&now, &then);
+	CHECK(now.dropped == 6);
 	CHECK(now.dequeues == 5 && now.packets == 20 && now.bytes == 20000);
 	CHECK(now.by_packets[2] == 5 && now.by_packets[0] == 0);
 	CHECK(now.by_stop[STOP_EMPTY] == 5 && now.by_stop[STOP_PACKETS] == 0);
@@ -146,7 +150,7 @@ static void test_file(const char *path)
 	hist_parse(text, &st);
 	CHECK(entries > 0 && n == entries);
 	CHECK(hits > 0 && st.dequeues == hits);
-	CHECK(dropped == 0);
+	CHECK(dropped == 0 && st.dropped == dropped);
 }
 
 int main(int argc, char **argv)
