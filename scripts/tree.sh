@@ -60,10 +60,8 @@ if [ -f "$stamp" ] && [ "$(cut -d' ' -f1 "$stamp")" != "$head" ]; then
 	# The branch changed since: keep it if it is what the queue holds
 	[ "$(branch_sum)" = "$(queue_sum "$QUEUE")" ] ||
 		die "branch qbulk has commits not in $QUEUE/; 'make export' first"
-	[ "$(cut -d' ' -f2 "$stamp")" != "$inputs" ] || {
-		echo "$head $inputs" > "$stamp"
-		exit 0
-	}
+	echo "$head $inputs" > "$stamp"
+	exit 0
 fi
 # (no stamp while it applies: a run that stops halfway leaves none)
 rm -f "$stamp"
