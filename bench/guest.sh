@@ -140,8 +140,10 @@ hol_run() {
 # softirq context as a veth has it by default. On a kernel with veth BQL,
 # each again with limit_max 0, which lets one packet at a time into the
 # peer's ring: what a probe waits for then is not the ring. Then each
-# with the poll in a NAPI thread of its own. Then the bulks under mq on
-# the default veth whose peer receives in NAPI, as in main.
+# with the poll in a NAPI thread of its own. Then the frames change size
+# under the flood: 1000 bytes, then 60 from the middle probe on, and the
+# reverse. Then the bulks under mq on the default veth whose peer
+# receives in NAPI, as in main.
 latency() {
 	local qdisc size
 
@@ -154,6 +156,10 @@ latency() {
 			probe_flood "$qdisc" "$size" "$PROBES" 1 |
 				awk -v n="threaded/$qdisc-$size" '{ print n, $0 }'
 		done
+		probe_flood "$qdisc" 1000 "$PROBES" 0 "" $((PROBES / 2)) 60 |
+			awk -v n="change/$qdisc-1000-60" '{ print n, $0 }'
+		probe_flood "$qdisc" 60 "$PROBES" 0 "" $((PROBES / 2)) 1000 |
+			awk -v n="change/$qdisc-60-1000" '{ print n, $0 }'
 	done
 	setup_veth_napi
 	tc qdisc replace dev "$DEV" root mq

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """High-priority probes behind a flood on a veth, for the latency benchmark.
 
-    hol_probe.py DEV ADDR COUNT
+    hol_probe.py DEV ADDR COUNT [AT SIZE]
 
 Sends COUNT ICMP echo requests with TOS 0x10 (skb priority 6: the high
 band of prio, its own flow in fq_codel) to ADDR through DEV, one every
@@ -22,8 +22,14 @@ the same count on a kernel with and without veth BQL. BACKLOG is the root qdisc'
 length, LIMIT DEV's tx-0 BQL limit in bytes ("-" without BQL). Prints
 "idle_offset N" first: start the flood once that line is out. Probes
 begin once the qdisc holds a backlog (or after 60 s without one).
+
+With AT and SIZE, the flood's frames change size as probe AT is due:
+SIZE is written to the pkt_size of every pktgen device on DEV, which
+takes effect from the next packet each thread builds, and "change AT
+SIZE" is printed before that probe's line.
 """
 
+import glob
 import os
 import socket
 import struct
@@ -92,7 +98,14 @@ def received_ns(ancillary):
     sys.exit("an answer without a receive timestamp")
 
 
-def main(dev, addr, count):
+def set_pktgen_size(dev, size):
+    """Every pktgen device on dev builds size-byte frames from now on."""
+    for path in glob.glob(f"/proc/net/pktgen/{dev}@*"):
+        with open(path, "w") as f:
+            f.write(f"pkt_size {size}")
+
+
+def main(dev, addr, count, change_at=None, size=None):
     ifindex = socket.if_nametoindex(dev)
     sysfs = f"/sys/class/net/{dev}"
     nl = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)
@@ -123,6 +136,9 @@ def main(dev, addr, count):
         delay = start + seq * 10_000_000 - time.monotonic_ns()
         if delay > 0:
             time.sleep(delay / 1e9)
+        if seq == change_at:
+            set_pktgen_size(dev, size)
+            print("change", seq, size)
         ring, backlog = ring_and_backlog()
         limit = read_int(f"{sysfs}/queues/tx-0/byte_queue_limits/limit")
         header = struct.pack("!BBHHH", 8, 0, 0, ident, seq)
@@ -147,4 +163,4 @@ def main(dev, addr, count):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], int(sys.argv[3]))
+    main(sys.argv[1], sys.argv[2], *map(int, sys.argv[3:]))

@@ -2,7 +2,9 @@
 # 'make bench': the base kernel and the patched kernel, built from the same
 # plain fragment and booted the same way, each run bench/guest.sh (main
 # scenarios, the cost scenario under -icount, then the veth latency
-# scenario) REPS times, alternating kernels. Raw output goes to
+# scenario) REPS times, alternating kernels. The latency boot runs on a
+# third kernel too: the series with bench/veth-packet-unit.patch, a model
+# of the public packet-unit design of veth BQL. Raw output goes to
 # results/NAME/raw, the report next to it. MODES (make bench MODES=...)
 # picks some of the three boots, or parts of them that bench/guest.sh
 # names (kicks, hol_virtio).
@@ -18,7 +20,8 @@ mkdir -p "$dir/raw"
 
 bash scripts/tree.sh
 bash scripts/tree.sh base
-for source in base qbulk; do
+bash scripts/tree.sh pkt
+for source in base qbulk pkt; do
 	bash scripts/build.sh plain "$source"
 done
 
@@ -62,12 +65,22 @@ boot() {
 }
 
 read -ra modes <<< "${QBULK_BENCH_MODES:-main cost latency}"
-boots=$((reps * 2 * ${#modes[@]}))
+# The packet-unit variant differs from the series in veth alone
+runs_on() {
+	[ "$1" != pkt ] || [ "$2" = latency ]
+}
+boots=0
+for source in base qbulk pkt; do
+	for mode in "${modes[@]}"; do
+		runs_on "$source" "$mode" && boots=$((boots + reps))
+	done
+done
 done=0
 start=$SECONDS
 for ((rep = 1; rep <= reps; rep++)); do
-	for source in base qbulk; do
+	for source in base qbulk pkt; do
 		for mode in "${modes[@]}"; do
+			runs_on "$source" "$mode" || continue
 			left=
 			((done)) && left=", about $(hms $(((SECONDS - start) * \
 				(boots - done) / done))) left"

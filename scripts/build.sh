@@ -1,7 +1,7 @@
 #!/bin/bash
 # Build a VM kernel: tinyconfig + config/vm.config (+ vm-KERNEL.config)
 # + config/FLAVOUR.config.
-#   build.sh [debug|plain] [qbulk|base]
+#   build.sh [debug|plain] [qbulk|base|pkt]
 # Output: build/out-KERNEL-SOURCE-FLAVOUR/arch/x86/boot/bzImage. Uses ccache.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +13,8 @@ source=${2:-qbulk}
 case $source in
 qbulk) tree=$TREE ;;
 base) tree=$BASE_TREE ;;
-*) die "source is qbulk or base, not '$source'" ;;
+pkt) tree=$VARIANT_TREE ;;
+*) die "source is qbulk, base or pkt, not '$source'" ;;
 esac
 [ -e "$tree/.git" ] || bash scripts/tree.sh "${source/qbulk/}"
 

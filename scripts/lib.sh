@@ -22,6 +22,8 @@ QUEUE=${FIXUPS:-$PATCHES}
 BUILD=build
 TREE=$BUILD/linux-$KERNEL
 BASE_TREE=$BUILD/linux-$KERNEL-base
+# The series with bench/veth-packet-unit.patch on top, for make bench
+VARIANT_TREE=$BUILD/linux-$KERNEL-pkt
 AUTHOR_NAME="qbulk maintainers"
 AUTHOR_EMAIL="qbulk@example.org"
 

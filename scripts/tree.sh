@@ -6,6 +6,8 @@
 #                  commits or changes that were not exported.
 #   tree.sh base   build/linux-$KERNEL-base, a worktree at 'base', for the
 #                  base kernel
+#   tree.sh pkt    build/linux-$KERNEL-pkt, a worktree at branch qbulk with
+#                  bench/veth-packet-unit.patch applied, for make bench
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -45,6 +47,13 @@ unpack_base
 if [ "${1:-}" = base ]; then
 	[ -d "$BASE_TREE" ] ||
 		git -C "$TREE" worktree add -q --detach "$PWD/$BASE_TREE" base
+	exit 0
+fi
+if [ "${1:-}" = pkt ]; then
+	[ -d "$VARIANT_TREE" ] ||
+		git -C "$TREE" worktree add -q --detach "$PWD/$VARIANT_TREE" qbulk
+	git -C "$VARIANT_TREE" checkout -q --detach -f qbulk
+	git -C "$VARIANT_TREE" apply "$PWD/bench/veth-packet-unit.patch"
 	exit 0
 fi
 

@@ -356,7 +356,7 @@ poll_switches() {
 		END { print s, p, ms }'
 }
 
-# probe_flood QDISC SIZE PROBES THREADED [LIMIT_MAX]: the veth
+# probe_flood QDISC SIZE PROBES THREADED [LIMIT_MAX [AT SIZE2]]: the veth
 # head-of-line scenario, pinned. A veth with one tx and rx queue, TSO off
 # here, GRO on the peer, whose poll runs in softirq context (THREADED 0,
 # the default of a veth) or in a NAPI thread of its own (THREADED 1);
@@ -365,8 +365,9 @@ poll_switches() {
 # probes in the high band (its own flow in fq_codel), one every 10 ms.
 # Prints the probe's lines, and how often the threads that ran the poll
 # (poll_switches) slept and were preempted meanwhile, and in how long.
-# With LIMIT_MAX, tx-0's byte_queue_limits/limit_max is set to it first,
-# and a kernel without veth BQL prints nothing.
+# With LIMIT_MAX (not empty), tx-0's byte_queue_limits/limit_max is set
+# to it first, and a kernel without veth BQL prints nothing. With AT and
+# SIZE2, the flood's frames change to SIZE2 bytes as probe AT is due.
 probe_flood() {
 	local probe pg before after bql
 
@@ -378,7 +379,7 @@ probe_flood() {
 	fi
 	ip netns exec "$PEER_NS" sh -c "echo $4 > /sys/class/net/qb1/threaded"
 	tc qdisc replace dev "$DEV" root handle 1: "$1"
-	python3 bench/hol_probe.py "$DEV" "$PEER_IP" "$3" \
+	python3 bench/hol_probe.py "$DEV" "$PEER_IP" "$3" ${6:+"$6" "$7"} \
 		> "$QBULK_OUT/probe.txt" &
 	probe=$!
 	until grep -q idle_offset "$QBULK_OUT/probe.txt"; do
