@@ -9,6 +9,7 @@
 #   guest.sh kicks  main's virtio-net part alone
 #   guest.sh hol_virtio  cost's virtio-net part alone, with -icount
 #   guest.sh latency  high-priority probes behind a flood on veth
+#   guest.sh designs  latency's probes that compare veth BQL designs
 set -eu
 . vm/net.sh
 
@@ -137,35 +138,45 @@ hol_run() {
 
 # The veth head-of-line scenario (probe_flood in vm/net.sh) through prio
 # and through fq_codel, with 60- and 1000-byte frames, the peer's poll in
-# softirq context as a veth has it by default. On a kernel with veth BQL,
-# each again with limit_max 0, which lets one packet at a time into the
-# peer's ring: what a probe waits for then is not the ring. Then each
-# with the poll in a NAPI thread of its own. Then the frames change size
-# under the flood: 1000 bytes, then 60 from the middle probe on, and the
-# reverse. Then the bulks under mq on the default veth whose peer
-# receives in NAPI, as in main.
-latency() {
+# softirq context as a veth has it by default. With RING1 set, on a
+# kernel with veth BQL, each again with limit_max 0, which lets one packet
+# at a time into the peer's ring: what a probe waits for then is not the
+# ring. Then each with the poll in a NAPI thread of its own. Then 1000-byte
+# frames that fall to 60 bytes as the middle probe is due (pktgen cannot
+# grow them under way: a larger pkt_size written while a thread builds a
+# packet overflows that skb). Then the bulks under mq on the default veth
+# whose peer receives in NAPI, as in main.
+#   veth_probes RING1
+veth_probes() {
 	local qdisc size
 
 	for qdisc in prio fq_codel; do
 		for size in 60 1000; do
 			probe_flood "$qdisc" "$size" "$PROBES" 0 |
 				awk -v n="latency/$qdisc-$size" '{ print n, $0 }'
-			probe_flood "$qdisc" "$size" "$PROBES" 0 0 |
+			[ "$1" = 1 ] && probe_flood "$qdisc" "$size" "$PROBES" 0 0 |
 				awk -v n="ring-1/$qdisc-$size" '{ print n, $0 }'
 			probe_flood "$qdisc" "$size" "$PROBES" 1 |
 				awk -v n="threaded/$qdisc-$size" '{ print n, $0 }'
 		done
 		probe_flood "$qdisc" 1000 "$PROBES" 0 "" $((PROBES / 2)) 60 |
 			awk -v n="change/$qdisc-1000-60" '{ print n, $0 }'
-		probe_flood "$qdisc" 60 "$PROBES" 0 "" $((PROBES / 2)) 1000 |
-			awk -v n="change/$qdisc-60-1000" '{ print n, $0 }'
 	done
 	setup_veth_napi
 	tc qdisc replace dev "$DEV" root mq
 	run "veth-bql/napi-mq" 2 queue_xmit
 	teardown
+}
+
+# The veth scenarios with the one-packet ring, then veth churn
+latency() {
+	veth_probes 1
 	churn
+}
+
+# The veth scenarios that compare veth BQL designs, alone
+designs() {
+	veth_probes 0
 }
 
 meminfo() {

@@ -569,7 +569,10 @@ that wait more than by the ring, on both kernels.
 
 The softirq scenario with 1000-byte frames whose size falls to 60 bytes
 as the middle probe is due (pktgen builds each packet anew, so the
-change takes effect at once), and the reverse. Ring packets at the
+change takes effect at once). The reverse is not run here: a larger
+size written while a pktgen thread builds a packet overflows that skb
+(skb_over_panic, seen on the base kernel); veth_bql.sh covers a rise
+with the flood restarted. Ring packets at the
 probes before the change, over the first second after it (100 probes),
 and after that. A byte limit learnt from the larger frames lets that
 many more small ones into the ring until it follows.

@@ -2,9 +2,10 @@
 # 'make bench': the base kernel and the patched kernel, built from the same
 # plain fragment and booted the same way, each run bench/guest.sh (main
 # scenarios, the cost scenario under -icount, then the veth latency
-# scenario) REPS times, alternating kernels. The latency boot runs on a
-# third kernel too: the series with bench/veth-packet-unit.patch, a model
-# of the public packet-unit design of veth BQL. Raw output goes to
+# scenario) REPS times, alternating kernels. The latency boot (or designs,
+# its part that compares veth BQL designs) runs on a third kernel too: the
+# series with bench/veth-packet-unit.patch, a model of the public
+# packet-unit design of veth BQL. Raw output goes to
 # results/NAME/raw, the report next to it. MODES (make bench MODES=...)
 # picks some of the three boots, or parts of them that bench/guest.sh
 # names (kicks, hol_virtio).
@@ -67,7 +68,7 @@ boot() {
 read -ra modes <<< "${QBULK_BENCH_MODES:-main cost latency}"
 # The packet-unit variant differs from the series in veth alone
 runs_on() {
-	[ "$1" != pkt ] || [ "$2" = latency ]
+	[ "$1" != pkt ] || [ "$2" = latency ] || [ "$2" = designs ]
 }
 boots=0
 for source in base qbulk pkt; do
