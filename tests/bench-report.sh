@@ -63,7 +63,20 @@ for rep in 1 2; do
 		"latency/prio-60 poll_preempted $((rep * 20))" \
 		"latency/prio-60 poll_ms 2000" \
 		"ring-1/prio-60 probe 300 1 4 0" \
-		"ring-1/prio-60 probe 500 0 6 0"
+		"ring-1/prio-60 probe 500 0 6 0" \
+		"change/prio-1000-60 probe 400 1 5 12000" \
+		"change/prio-1000-60 probe 400 3 5 12000" \
+		"change/prio-1000-60 change 2 60" \
+		"change/prio-1000-60 probe 400 20 5 12000" \
+		"change/prio-1000-60 probe 400 30 5 11000"
+	raw pkt latency "$rep" "latency/prio-60 idle_offset 3" \
+		"latency/prio-60 probe 800 40 5 40" \
+		"latency/prio-60 probe 1000 50 5 45" \
+		"change/prio-1000-60 probe 400 2 5 40" \
+		"change/prio-1000-60 probe 400 4 5 40" \
+		"change/prio-1000-60 change 2 60" \
+		"change/prio-1000-60 probe 400 26 5 40" \
+		"change/prio-1000-60 probe 400 34 5 40"
 done
 
 /usr/bin/python3 bench/report.py "$dir" >/dev/null
@@ -107,6 +120,15 @@ expect "| prio-60 | poll thread sleeps per second | - | 5 [5-5] | - |"
 expect "| prio-60 | poll thread preemptions per second | - | 15 [10-20] | - |"
 expect "| prio-60 | probe rtt median (guest ms) | 2.5 [2.5-2.5] | 0.4 [0.4-0.4] | 0.160 |"
 expect "| prio-60 | ring packets at a probe, median | 240 [240-240] | 0.5 [0.5-0.5] | 0.002 |"
+# The packet-unit model: 0.8 and 1 ms, rings 40 and 50
+expect "| prio-60 | probe rtt median (guest ms) | 2.5 [2.5-2.5] | 0.525 [0.5-0.55] | 0.210 | 0.9 [0.9-0.9] | 0.360 |"
+expect "| latency/prio-60 | probe rtt median (guest ms) | 0.525 | 0.9 | this series |"
+# A fall in size after two probes: rings 1, 3 before it, 20, 30 after it
+# (the model 2, 4 and 26, 34)
+expect "| prio-1000-60 | ring packets before the change, median | - | 2 [2-2] | - | 3 [3-3] | - |"
+expect "| prio-1000-60 | ring packets first second after the change, median | - | 25 [25-25] | - | 30 [30-30] | - |"
+expect "| prio-1000-60 | ring packets first second after the change, max | - | 30 [30-30] | - | 34 [34-34] | - |"
+expect "| latency/prio-60 | ring packets at a probe, median | 0.104 | 0.2 | 0.188 | yes |"
 for png in doorbells.png bulking-igb-mq.png latency-limit.png; do
 	[ -s "$dir/$png" ] || { echo "no $png"; fail=1; }
 done
