@@ -67,11 +67,12 @@ if [ -n "$hw_tests" ]; then
 	done
 fi
 # The XDP programs of veth.sh and veth_bql.sh (xdp_dummy) and of
-# tx_doorbell.py (xdp_bounce): in net/lib/ on 7.3, in net/ on 6.12
+# tx_doorbell.py (xdp_bounce, xdp_forward): in net/lib/ on 7.3, in net/
+# on 6.12
 bpf_dir=net/lib
 [ -f "$src/$bpf_dir/xdp_dummy.bpf.c" ] || bpf_dir=net
 mkdir -p "$dst/$bpf_dir"
-for prog in xdp_dummy xdp_bounce; do
+for prog in xdp_dummy xdp_bounce xdp_forward; do
 	clang -O2 --target=bpf -idirafter /usr/include/x86_64-linux-gnu \
 		-c "$src/$bpf_dir/$prog.bpf.c" -o "$dst/$bpf_dir/$prog.bpf.o"
 done
