@@ -103,6 +103,17 @@ else
 	cat "$out/roundtrip.log"
 fi
 
+# make bench applies its packet-unit variant of veth on top of the series
+if [ -z "$FIXUPS" ]; then
+	if git -C "$TREE" apply --check "$PWD/bench/veth-packet-unit.patch" \
+		> "$out/bench-variant.log" 2>&1; then
+		result pass "bench's packet-unit variant applies"
+	else
+		result fail "bench's packet-unit variant applies" \
+			"see $out/bench-variant.log"
+	fi
+fi
+
 # The 6.12 backport is derived from this queue: it must still apply
 # (no kernel build; make backport builds and tests it).
 if [ -z "$FIXUPS" ]; then
