@@ -78,6 +78,8 @@ check "stop reasons add up to the dequeues" test "$(awk '
 	$1 == "stop" { s += $3 } END { print s + 0 }' "$out")" \
 	= "$(value dequeues)"
 # pktgen sends 1000-byte frames
+# Exact totals: a histogram that dropped events would be short.
+check "the histogram dropped no event" test "$(value dropped)" = 0
 check "1000 bytes per packet" test "$(value bytes)" \
 	= "$(($(value packets) * 1000))"
 # Every packet sent counts once, as a doorbell or as deferred. A packet
@@ -100,7 +102,7 @@ import json, sys
 lines = open(sys.argv[1]).read().splitlines()
 o = json.loads(lines[0])
 assert len(lines) == 1 and o["interface"] == sys.argv[2], lines
-assert o["dequeues"] > 0, o
+assert o["dequeues"] > 0 and o["dropped"] == 0, o
 assert sum(o["packets_per_dequeue"].values()) == o["dequeues"], o
 assert sum(o["stop"].values()) == o["dequeues"], o
 assert o["bytes"] == o["packets"] * 1000, o
