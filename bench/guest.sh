@@ -141,10 +141,11 @@ hol_run() {
 # softirq context as a veth has it by default. With RING1 set, on a
 # kernel with veth BQL, each again with limit_max 0, which lets one packet
 # at a time into the peer's ring: what a probe waits for then is not the
-# ring. Then each with the poll in a NAPI thread of its own. Then 1000-byte
-# frames that fall to 60 bytes as the middle probe is due (pktgen cannot
-# grow them under way: a larger pkt_size written while a thread builds a
-# packet overflows that skb). Then the bulks under mq on the default veth
+# ring. Then each with the poll in a NAPI thread of its own. Then the
+# flood's frames change size as the middle probe is due: 1000 bytes that
+# fall to 60, 60 that rise to 1000, and UDP GSO datagrams of 42 segments
+# from a socket, one ring slot each, that give way to 60-byte frames;
+# and the datagrams alone. Then the bulks under mq on the default veth
 # whose peer receives in NAPI, as in main.
 #   veth_probes RING1
 veth_probes() {
@@ -161,6 +162,12 @@ veth_probes() {
 		done
 		probe_flood "$qdisc" 1000 "$PROBES" 0 "" $((PROBES / 2)) 60 |
 			awk -v n="change/$qdisc-1000-60" '{ print n, $0 }'
+		probe_flood "$qdisc" 60 "$PROBES" 0 "" $((PROBES / 2)) 1000 |
+			awk -v n="change/$qdisc-60-1000" '{ print n, $0 }'
+		probe_flood "$qdisc" gso "$PROBES" 0 "" $((PROBES / 2)) 60 |
+			awk -v n="change/$qdisc-gso-60" '{ print n, $0 }'
+		probe_flood "$qdisc" gso "$PROBES" 0 |
+			awk -v n="gso/$qdisc" '{ print n, $0 }'
 	done
 	setup_veth_napi
 	tc qdisc replace dev "$DEV" root mq

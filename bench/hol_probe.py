@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """High-priority probes behind a flood on a veth, for the latency benchmark.
 
-    hol_probe.py DEV ADDR COUNT [AT SIZE]
+    hol_probe.py DEV ADDR COUNT [AT SIZE [SEGS]]
 
 Sends COUNT ICMP echo requests with TOS 0x10 (skb priority 6: the high
 band of prio, its own flow in fq_codel) to ADDR through DEV, one every
@@ -23,17 +23,29 @@ length, LIMIT DEV's tx-0 BQL limit in bytes ("-" without BQL). Prints
 "idle_offset N" first: start the flood once that line is out. Probes
 begin once the qdisc holds a backlog (or after 60 s without one).
 
-With AT and SIZE, the flood's frames change size as probe AT is due:
-SIZE is written to the pkt_size of every pktgen device on DEV, which
-takes effect from the next packet each thread builds, and "change AT
-SIZE" is printed before that probe's line.
+With AT and SIZE, the flood's frames change size as probe AT is due,
+and "change AT SIZE" is printed before that probe's line: pktgen is
+stopped, SIZE written to the pkt_size of every pktgen device on DEV
+once no thread builds a packet (a size written while one does can
+overflow its skb) and pktgen started again ("change_pause_us N": from
+the stop to the start).
+
+With SEGS as well, the flood before the change is UDP GSO datagrams of
+SEGS segments each from udpgso_bench_tx, which takes one ring slot per
+datagram while the qdisc counts SEGS packets: RING counts each as one.
+The change then stops every udpgso_bench_tx, waits for the qdisc to
+send what it holds of them, and starts pktgen, set up beforehand with
+SIZE-byte frames and not started. SEGS without AT: the datagrams for
+the whole run (AT past COUNT).
 """
 
 import glob
 import os
+import signal
 import socket
 import struct
 import sys
+import threading
 import time
 
 RTM_GETQDISC = 38
@@ -98,14 +110,67 @@ def received_ns(ancillary):
     sys.exit("an answer without a receive timestamp")
 
 
-def set_pktgen_size(dev, size):
-    """Every pktgen device on dev builds size-byte frames from now on."""
+PGCTRL = "/proc/net/pktgen/pgctrl"
+
+
+def pktgen_start():
+    """Start pktgen's threads; the write returns once they stop, so it
+    is left to a thread of its own (its process's exit stops them)."""
+    def start():
+        with open(PGCTRL, "w") as f:
+            f.write("start")
+    threading.Thread(target=start, daemon=True).start()
+
+
+def wait_until(done, what):
+    deadline = time.monotonic() + 5
+    while not done():
+        if time.monotonic() > deadline:
+            sys.exit(f"{what} after 5 s")
+        time.sleep(0.001)
+
+
+def pktgen_resize(dev, size):
+    """Stop pktgen, make every pktgen device on dev build size-byte frames
+    and start it again. A thread stops between packets, and a device it
+    runs shows in the "Running:" line of its kpktgend file until then."""
+    with open(PGCTRL, "w") as f:
+        f.write("stop")
+
+    def stopped():
+        for path in glob.glob("/proc/net/pktgen/kpktgend_*"):
+            with open(path) as f:
+                if f"{dev}@" in f.readline():
+                    return False
+        return True
+    wait_until(stopped, "pktgen still running")
     for path in glob.glob(f"/proc/net/pktgen/{dev}@*"):
         with open(path, "w") as f:
             f.write(f"pkt_size {size}")
+    pktgen_start()
 
 
-def main(dev, addr, count, change_at=None, size=None):
+def stop_gso_senders():
+    """SIGTERM to every udpgso_bench_tx, and wait until none is left."""
+    def senders():
+        pids = []
+        for comm in glob.glob("/proc/[0-9]*/comm"):
+            try:
+                with open(comm) as f:
+                    if f.read().strip() == "udpgso_bench_tx":
+                        pids.append(int(comm.split("/")[2]))
+            except OSError:
+                pass
+        return pids
+    for pid in senders():
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    wait_until(lambda: not senders(), "udpgso_bench_tx still running")
+
+
+def main(dev, addr, count, change_at=None, size=None, segs=1):
     ifindex = socket.if_nametoindex(dev)
     sysfs = f"/sys/class/net/{dev}"
     nl = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)
@@ -118,17 +183,29 @@ def main(dev, addr, count, change_at=None, size=None):
     icmp.settimeout(1.0)
     ident = os.getpid() & 0xFFFF
 
-    def ring_and_backlog():
+    def counts():
+        """(packets the qdisc sent, packets the poll took, backlog)"""
         taken = read_int(f"{sysfs}/statistics/tx_packets")
         sent, backlog = root_qdisc_stats(nl, ifindex)
         taken += read_int(f"{sysfs}/statistics/tx_packets")
-        return sent - taken // 2, backlog
+        return sent, taken // 2, backlog
 
-    offset = ring_and_backlog()[0]
-    print("idle_offset", offset, flush=True)
+    sent0, taken0, _ = counts()
+    print("idle_offset", sent0 - taken0, flush=True)
+    # Datagrams of segs segments the qdisc sent: each counts segs packets
+    # there and one in the ring. While they flow, every packet the qdisc
+    # sent but the probes is theirs; once they stop, their number stays.
+    gso = None if segs > 1 else 0
+
+    def ring_and_backlog(probes):
+        sent, taken, backlog = counts()
+        sent -= sent0
+        datagrams = (sent - probes) // segs if gso is None else gso
+        return sent - (segs - 1) * datagrams - (taken - taken0), backlog
+
     # Until the flood has built a backlog in the qdisc, for up to 60 s
     deadline = time.monotonic() + 60
-    while ring_and_backlog()[1] == 0 and time.monotonic() < deadline:
+    while counts()[2] == 0 and time.monotonic() < deadline:
         time.sleep(0.05)
     time.sleep(0.5)
     start = time.monotonic_ns()
@@ -137,9 +214,17 @@ def main(dev, addr, count, change_at=None, size=None):
         if delay > 0:
             time.sleep(delay / 1e9)
         if seq == change_at:
-            set_pktgen_size(dev, size)
+            paused = time.monotonic_ns()
+            if gso is None:
+                stop_gso_senders()
+                wait_until(lambda: counts()[2] == 0, "qdisc backlog left")
+                gso = (counts()[0] - sent0 - seq) // segs
+                pktgen_start()
+            else:
+                pktgen_resize(dev, size)
             print("change", seq, size)
-        ring, backlog = ring_and_backlog()
+            print("change_pause_us", (time.monotonic_ns() - paused) // 1000)
+        ring, backlog = ring_and_backlog(seq)
         limit = read_int(f"{sysfs}/queues/tx-0/byte_queue_limits/limit")
         header = struct.pack("!BBHHH", 8, 0, 0, ident, seq)
         payload = seq.to_bytes(8, "big") * 7

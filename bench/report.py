@@ -89,6 +89,8 @@ def probe_metrics(run):
     limits = [p[3] for p in probes if p[3] is not None]
     if limits:
         out["BQL limit, median (bytes)"] = statistics.median(limits)
+    if "change_pause_us" in run:
+        out["flood paused at the change (guest us)"] = run["change_pause_us"]
     if "change" in run:
         at = run["change"]
         parts = (("before", probes[:at]),
@@ -253,7 +255,7 @@ def targets(runs):
     lines = ["| scenario | figure | patched/base | bound | packet-unit/base "
              "| met |", "|---|---|---|---|---|---|"]
     scenarios = sorted(s for s in runs["qbulk"]
-                       if s.startswith(("latency/", "threaded/")))
+                       if s.startswith(("latency/", "threaded/", "gso/")))
     for scenario in scenarios:
         for key, bound, versus_pkt in TARGETS:
             base = median_of(runs, "base", scenario, key)
@@ -589,19 +591,25 @@ that wait more than by the ring, on both kernels.
 
 ### The frames change size under the flood
 
-The softirq scenario with 1000-byte frames whose size falls to 60 bytes
-as the middle probe is due (pktgen builds each packet anew, so the
-change takes effect at once). The reverse is not run here: a larger
-size written while a pktgen thread builds a packet overflows that skb
-(skb_over_panic, seen on the base kernel); veth_bql.sh covers a rise
-with the flood restarted. Ring packets at the
-probes before the change, over the first second after it (100 probes),
-and after that. A byte limit learnt from the larger frames lets that
-many more small ones into the ring until it follows. The ring figure
-counts what the peer's poll took but has not yet added to its counters
-(a poll adds them when it ends), up to a poll's budget of 64: with
-small frames it can exceed the slot bound that BQL's own count of the
-charged packets keeps to (veth_bql.sh samples that count).
+The softirq scenario with the flood's frames changing size as the
+middle probe is due: 1000 bytes that fall to 60, 60 that rise to 1000,
+and UDP GSO datagrams of 42 segments of 1472 bytes from a socket
+(udpgso_bench_tx; one ring slot each, about 62 KB) that give way to
+60-byte frames from pktgen. The prober stops pktgen, sets the new size
+once no thread builds a packet (a size written while one does can
+overflow its skb) and starts it again; for the datagrams it stops
+their sender, lets the qdisc send what it holds of them and starts
+pktgen. The pause this leaves in the flood is in the table. Ring
+packets at the probes before the change, over the first second after
+it (100 probes), and after that: a byte limit learnt from the larger
+packets would let that many more small ones into the ring until it
+follows. The ring counts a datagram as one packet: the qdisc counts its
+segments, and the prober takes them out while only datagrams flow. The
+ring figure also counts what the peer's poll took but has not yet added
+to its counters (a poll adds them when it ends), up to a poll's budget
+of 64: with small frames it can exceed the slot bound that BQL's own
+count of the charged packets keeps to (veth_bql.sh samples that
+count).
 
 {table(runs, "change/", [
     "ring packets before the change, median",
@@ -609,8 +617,22 @@ charged packets keeps to (veth_bql.sh samples that count).
     "ring packets first second after the change, max",
     "ring packets after the change, median",
     "ring packets after the change, max",
+    "flood paused at the change (guest us)",
     "probe rtt median (guest ms)", "probe rtt p99 (guest ms)",
     "probes unanswered"])}
+
+The datagrams alone, for the whole run: a byte limit learnt from them
+holds about a dozen in the ring, a packet limit as many packets of any
+size.
+
+{table(runs, "gso/", ["probe rtt median (guest ms)",
+                       "probe rtt p90 (guest ms)",
+                       "probe rtt p99 (guest ms)",
+                       "share of answered probes over 4 ms",
+                       "ring packets at a probe, median",
+                       "ring packets at a probe, max",
+                       "share of probes with a qdisc backlog",
+                       "BQL limit, median (bytes)"])}
 
 ### Against the packet-unit design
 

@@ -22,6 +22,8 @@ mkdir -p "$dir/raw"
 bash scripts/tree.sh
 bash scripts/tree.sh base
 bash scripts/tree.sh pkt
+# udpgso_bench_tx, the GSO datagrams' sender in the latency boot
+bash scripts/ksft.sh
 for source in base qbulk pkt; do
 	bash scripts/build.sh plain "$source"
 done

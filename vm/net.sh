@@ -5,6 +5,11 @@
 PEER_NS=qpeer
 TRACING=/sys/kernel/tracing
 DEQ_EVENT=$TRACING/events/qdisc/qdisc_dequeue
+# The kselftests' install (scripts/ksft.sh): udpgso_bench_tx sends UDP
+# GSO datagrams of GSO_SEGS segments of GSO_SIZE bytes.
+KSFT_NET=build/ksft/net
+GSO_SIZE=1472
+GSO_SEGS=42
 # Addresses from the benchmarking range (RFC 2544), inside the VM only.
 LOCAL_IP=198.18.0.1
 PEER_IP=198.18.0.2
@@ -130,12 +135,12 @@ pktgen_add() {
 	echo "add_device $2" > "/proc/net/pktgen/kpktgend_$1"
 }
 
-# pktgen DEV COUNT THREADS MODE [BURST [SIZE [PRIORITY]]]: COUNT packets
-# per thread to the peer, all threads on tx queue 0, with skb priority
-# PRIORITY. MODE is queue_xmit (through the qdisc) or start_xmit (straight
-# to the driver). Prints "sent N" (packets of all threads) and "usec N"
-# (the longest thread's run).
-pktgen() {
+# pktgen_setup DEV COUNT THREADS MODE [BURST [SIZE [PRIORITY]]]: pktgen's
+# threads 0 to THREADS - 1 set up to send COUNT packets each (0: until
+# stopped) of SIZE bytes to the peer, all on tx queue 0, with skb priority
+# PRIORITY; not started. MODE is queue_xmit (through the qdisc) or
+# start_xmit (straight to the driver).
+pktgen_setup() {
 	local dev=$1 count=$2 threads=$3 mode=$4 burst=${5:-1} size=${6:-1000}
 	local prio=${7:-0}
 	local mac t pg=/proc/net/pktgen
@@ -156,6 +161,15 @@ pktgen() {
 			echo "skb_priority $prio"
 		} | while read -r cmd; do echo "$cmd" > "$pg/$dev@$t"; done
 	done
+}
+
+# pktgen DEV COUNT THREADS MODE [BURST [SIZE [PRIORITY]]]: a run of
+# pktgen_setup's threads. Prints "sent N" (packets of all threads) and
+# "usec N" (the longest thread's run).
+pktgen() {
+	local dev=$1 threads=$3 t pg=/proc/net/pktgen
+
+	pktgen_setup "$@" || return 1
 	# 'start' returns early if a thread is slow to pick the run up: wait
 	# for each run's result, not the "OK: ..." that setting an option left.
 	echo start > "$pg/pgctrl"
@@ -368,8 +382,11 @@ poll_switches() {
 # With LIMIT_MAX (not empty), tx-0's byte_queue_limits/limit_max is set
 # to it first, and a kernel without veth BQL prints nothing. With AT and
 # SIZE2, the flood's frames change to SIZE2 bytes as probe AT is due.
+# SIZE "gso": the flood is UDP GSO datagrams of GSO_SEGS segments from a
+# socket (udpgso_bench_tx, a kselftest helper; the peer forwards UDP GRO)
+# and, from probe AT if given, SIZE2-byte frames from pktgen instead.
 probe_flood() {
-	local probe pg before after bql
+	local probe pg before after bql args=() wmem='' size=$2
 
 	setup_veth_napi 1
 	bql=/sys/class/net/$DEV/queues/tx-0/byte_queue_limits
@@ -379,20 +396,43 @@ probe_flood() {
 	fi
 	ip netns exec "$PEER_NS" sh -c "echo $4 > /sys/class/net/qb1/threaded"
 	tc qdisc replace dev "$DEV" root handle 1: "$1"
-	python3 bench/hol_probe.py "$DEV" "$PEER_IP" "$3" ${6:+"$6" "$7"} \
+	[ -z "${6:-}" ] || args=("$6" "$7")
+	if [ "$2" = gso ]; then
+		size=${7:-60}
+		args=("${6:-$3}" "$size" "$GSO_SEGS")
+		ip netns exec "$PEER_NS" ethtool -K qb1 rx-udp-gro-forwarding on
+		# Room in the socket's send buffer for some 60 datagrams, so
+		# that the qdisc holds a backlog of them
+		wmem=$(sysctl -n net.core.wmem_default)
+		sysctl -qw net.core.wmem_default=4194304
+	fi
+	python3 bench/hol_probe.py "$DEV" "$PEER_IP" "$3" "${args[@]}" \
 		> "$QBULK_OUT/probe.txt" &
 	probe=$!
 	until grep -q idle_offset "$QBULK_OUT/probe.txt"; do
 		sleep 0.1
 	done
-	# count 0: until stopped
-	pktgen "$DEV" 0 2 queue_xmit 1 "$2" > /dev/null &
+	# count 0: until stopped. The prober may stop and start it again.
+	pktgen_setup "$DEV" 0 2 queue_xmit 1 "$size"
+	if [ "$2" = gso ]; then
+		"$KSFT_NET/udpgso_bench_tx" -4 -u -D "$PEER_IP" -l 3600 \
+			-s $((GSO_SIZE * GSO_SEGS)) -S "$GSO_SIZE" > /dev/null &
+	else
+		echo start > /proc/net/pktgen/pgctrl &
+	fi
 	pg=$!
 	before=$(poll_switches "$4")
 	wait_probe "$probe"
 	after=$(poll_switches "$4")
 	echo stop > /proc/net/pktgen/pgctrl
-	wait "$pg"
+	if [ "$2" = gso ]; then
+		# The prober stopped the sender at its change, if it had one
+		kill "$pg" 2>/dev/null || true
+		wait "$pg" || true
+		sysctl -qw net.core.wmem_default="$wmem"
+	else
+		wait "$pg"
+	fi
 	cat "$QBULK_OUT/probe.txt"
 	echo "$before $after" | awk '{ print "poll_slept", $4 - $1
 		print "poll_preempted", $5 - $2; print "poll_ms", $6 - $3 }'
