@@ -151,16 +151,19 @@ def pktgen_resize(dev, size):
 
 
 def stop_gso_senders():
-    """SIGTERM to every udpgso_bench_tx, and wait until none is left."""
+    """SIGTERM to every udpgso_bench_tx, and wait until none is left but
+    zombies (the shell that started them reaps them later)."""
     def senders():
         pids = []
-        for comm in glob.glob("/proc/[0-9]*/comm"):
+        for stat in glob.glob("/proc/[0-9]*/stat"):
             try:
-                with open(comm) as f:
-                    if f.read().strip() == "udpgso_bench_tx":
-                        pids.append(int(comm.split("/")[2]))
-            except OSError:
-                pass
+                with open(stat) as f:
+                    # pid (comm) state ...
+                    comm, state = f.read().rsplit(")", 1)
+            except (OSError, ValueError):
+                continue
+            if comm.endswith("(udpgso_bench_tx") and state.split()[0] != "Z":
+                pids.append(int(stat.split("/")[2]))
         return pids
     for pid in senders():
         try:
