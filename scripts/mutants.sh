@@ -66,6 +66,38 @@ boot() {
 		> "$2/guest.log" 2>&1
 }
 
+# fingerprint TESTS: a hash of what a boot with TESTS runs of the series:
+# its kernel code (the KUnit suites with it; not the selftests, the
+# documentation or MAINTAINERS) and each named kselftest with the files
+# it shares with others, as the tree's branch qbulk has them. Commit
+# messages, and tests that the boot does not run, are not in it.
+fingerprint() {
+	local t paths=()
+
+	for t in $1; do
+		case $t in
+		net:*)
+			# with its own helpers: dequeue_bulk_tx.py beside
+			# dequeue_bulk.sh
+			paths+=("tools/testing/selftests/net/${t#net:}"
+				"tools/testing/selftests/net/$(basename "${t#net:}" .sh)_*"
+				tools/testing/selftests/net/lib.sh
+				tools/testing/selftests/net/lib
+				tools/testing/selftests/net/bulk_lib.sh) ;;
+		drivers/net/hw:*)
+			paths+=("tools/testing/selftests/drivers/net/hw/${t#*:}"
+				tools/testing/selftests/drivers/net/hw/lib
+				tools/testing/selftests/drivers/net/lib
+				tools/testing/selftests/net/lib) ;;
+		esac
+	done
+	{
+		git -C "$TREE" diff base qbulk -- . ':!tools/testing' \
+			':!Documentation' ':!MAINTAINERS'
+		[ ${#paths[@]} = 0 ] || git -C "$TREE" diff base qbulk -- "${paths[@]}"
+	} | md5sum | cut -c1-12
+}
+
 # control_of PATCH: the control that boots as PATCH does
 control_of() {
 	sed -n 's/^\(Tests\|Virtio\): //p' "$1" | md5sum | cut -c1-8
@@ -88,6 +120,7 @@ control() {
 	cases "$(sed -n 's/^Tests: //p' "$1")" "$vm" > "$vm/cases"
 	{
 		echo "commit: $(git rev-parse --short HEAD)"
+		echo "series: $(fingerprint "$(sed -n 's/^Tests: //p' "$1")")"
 		sed -n 's/^\(Tests\|Virtio\): /\L\1: /p' "$1"
 		echo "time: $((SECONDS - start)) s"
 		awk -F '\t' '$1 == "PASS" { print "pass: " $2 }' "$vm/cases"
@@ -162,6 +195,7 @@ run() {
 	{
 		echo "result: $result"
 		echo "commit: $(git rev-parse --short HEAD)"
+		echo "series: $(fingerprint "$tests")"
 		echo "tests: $tests"
 		echo "control: control-$(control_of "$patch")"
 		echo "time: $((SECONDS - start)) s"
@@ -171,16 +205,27 @@ run() {
 	[ "$result" = caught ]
 }
 
-# ran_on TXT PATCH: the commit a mutant's last run was on, and whether the
-# series or the mutant changed since
+# ran_on TXT PATCH: the commit a mutant's last run was on, and whether
+# what it ran of the series (fingerprint) or the mutant changed since; a
+# run from before fingerprints counts any change of the patches
 ran_on() {
-	local commit
+	local commit series
 
 	commit=$(sed -n 's/^commit: //p' "$1" 2>/dev/null)
+	series=$(sed -n 's/^series: //p' "$1" 2>/dev/null)
 	if [ -z "$commit" ]; then
 		echo "not stamped"
-	elif git diff --quiet "$commit" HEAD -- 'patches/*.patch' "$2" \
-		2>/dev/null; then
+	elif ! git diff --quiet "$commit" HEAD -- "$2" 2>/dev/null; then
+		echo "$commit (mutant changed since)"
+	elif [ -n "$series" ] && [ -d "$TREE/.git" ]; then
+		if [ "$series" = "$(fingerprint "$(sed -n 's/^Tests: //p' "$2")")" ]
+		then
+			echo "$commit"
+		else
+			echo "$commit (series changed since)"
+		fi
+	elif git diff --quiet "$commit" HEAD -- 'patches/*.patch' 2>/dev/null
+	then
 		echo "$commit"
 	else
 		echo "$commit (series changed since)"
@@ -208,7 +253,10 @@ report() {
 	echo "kernel under QEMU TCG; written at commit $(git rev-parse --short HEAD)."
 	echo "Each mutant was built and booted on its own, on the series of the"
 	echo "commit its row names; a row whose series or mutant changed since says"
-	echo "so, and rows from before the stamp say \"not stamped\"."
+	echo "so, and rows from before the stamp say \"not stamped\". The series"
+	echo "counts as changed when the kernel code or the tests the row runs"
+	echo "changed (commit messages and other tests do not), or, for a row from"
+	echo "before that rule, when any patch did."
 	echo
 	echo "| mutant | promise broken | tests | result | ran on | caught by | time |"
 	echo "|---|---|---|---|---|---|---|"
