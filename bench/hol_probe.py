@@ -246,7 +246,7 @@ def main(dev, addr, count, change_at=None, size=None, segs=1):
                     rtt = (received_ns(ancillary) - sent) // 1000
         except socket.timeout:
             pass
-        print("probe", rtt, ring - offset, backlog,
+        print("probe", rtt, ring, backlog,
               "-" if limit is None else limit)
 
 
